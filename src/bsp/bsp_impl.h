@@ -1,0 +1,140 @@
+/* hla — private definitions of the BSP layer. Only src/bsp and (through the internal calls at the
+ * end) src/dist include this; public headers never do. */
+#ifndef HLA_BSP_IMPL_H
+#define HLA_BSP_IMPL_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include "hla/bsp.h"
+#include "hla_private.h"
+
+/* MPI tags used by hla on an environment's communicator (all >= HBSP_TAG_RESERVED). */
+enum {
+  HBSP_TAG_STREAM = HBSP_TAG_RESERVED, /* sync: puts, get requests and sends */
+  HBSP_TAG_HP,                         /* sync: hpput payloads */
+  HBSP_TAG_REPLY,                      /* sync: get replies */
+  HBSP_TAG_COLL                        /* collectives (point-to-point algorithms) */
+};
+
+typedef struct {
+  void *base;
+  size_t bytes;
+  int live;
+} hbsp_reg;
+
+/* A registration operation queued until the next sync. */
+typedef struct {
+  int pop;   /* 0 = push, 1 = pop */
+  int slot;  /* pop: slot to free */
+  void *base; /* push */
+  size_t bytes;
+} hbsp_regop;
+
+/* Per-peer outgoing state of one superstep. */
+typedef struct {
+  hla_buf stream; /* records: get requests, puts with payload, hpput headers, sends */
+  hla_buf hp;     /* hbsp_hpiece[]: hpput sources, sent zero-copy at the sync */
+  size_t hp_bytes;
+  hla_buf gets;   /* hbsp_getdst[]: where this peer's get replies go, in request order */
+  size_t get_bytes;
+} hbsp_peer;
+
+typedef struct {
+  const void *src;
+  size_t bytes;
+} hbsp_hpiece;
+
+typedef struct {
+  void *dst;
+  size_t bytes;
+} hbsp_getdst;
+
+/* One message of the current inbox (points into the receive buffer of the last sync). */
+typedef struct {
+  const char *tag;
+  const char *payload;
+  size_t bytes;
+} hbsp_msg;
+
+typedef struct hbsp_prof_s hbsp_prof; /* profiler recorder (src/bsp/prof.c) */
+typedef struct hbsp_coll_cache_s hbsp_coll_cache; /* group sub-environments (src/bsp/coll.c) */
+
+struct hbsp_env_s {
+  MPI_Comm comm;
+  int P, rank;
+  int64_t step;      /* completed syncs */
+  char name[64];     /* "world", "world/split", ... for the profiler and messages */
+
+  /* registrations: the slot index is the identity shared by all ranks */
+  hbsp_reg *reg;
+  int nreg, capreg;
+  hla_buf regops; /* hbsp_regop[] pending until the next sync */
+  int64_t nregops; /* total registration calls so far, checked at every sync */
+  uint64_t reghash; /* hash of the registration calls, checked at every sync */
+
+  /* BSMP */
+  size_t tagsize, tagsize_next;
+  hla_buf inbox; /* hbsp_msg[] */
+  size_t inbox_next, inbox_bytes;
+
+  /* sync machinery, all kept between supersteps */
+  hbsp_peer *peer;     /* P entries */
+  int npeer_active;    /* peers with anything queued (to skip the scan when 0) */
+  int deferred_error;  /* a remote put/get this rank served went outside a registration */
+  hla_buf xcount;      /* count exchange send and receive arrays */
+  hla_buf rbuf;        /* incoming streams and hpput payloads; the inbox points into it */
+  hla_buf reply;       /* outgoing get replies */
+  hla_buf greply;      /* incoming get replies */
+  hla_buf reqs;        /* MPI_Request[] */
+  hla_buf offs;        /* per-peer offsets into rbuf/reply */
+
+  hbsp_coll_cache *coll; /* cached group environments for two-level collectives */
+  hbsp_prof *prof;       /* NULL when the profiler is off */
+
+  char errmsg[512];
+};
+
+/* Record an error message on env (file:line prefix) and return code. */
+int hbsp_fail_at(hbsp_env env, int code, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+#define HBSP_FAIL(env, code, ...) hbsp_fail_at((env), (code), __FILE__, __LINE__, __VA_ARGS__)
+
+/* Collective over env: every rank passes its local code; all return the code of the lowest rank
+ * that failed (HLA_OK if none) and that rank's message becomes everyone's. One allreduce when
+ * nobody failed. */
+int hbsp_agree(hbsp_env env, int code);
+
+/* Check an MPI return code. */
+#define HBSP_MPI(env, call)                                                                        \
+  do {                                                                                             \
+    int hbsp_mpi_e_ = (call);                                                                      \
+    if (hbsp_mpi_e_ != MPI_SUCCESS)                                                                \
+      return HBSP_FAIL((env), HLA_ERR_MPI, "%s failed (MPI error %d)", #call, hbsp_mpi_e_);         \
+  } while (0)
+
+/* Make a new environment object around an MPI communicator the caller created (takes ownership).
+ * Inherits the profiler of parent (may be NULL). Local. */
+int hbsp_env_wrap(MPI_Comm comm, hbsp_env parent, const char *name, hbsp_env *out);
+
+/* Free the local object without any communication (error paths and internal caches). */
+void hbsp_env_destroy(hbsp_env env);
+
+/* ---- profiler hooks (src/bsp/prof.c); each is a no-op when env->prof is NULL ---- */
+
+/* A communication phase (sync, barrier or collective) starts: what came before was computation. */
+void hbsp_prof_begin(hbsp_env env);
+/* One message of `bytes` to (sent = 1) or from (sent = 0) rank `peer` of env. */
+void hbsp_prof_msg(hbsp_env env, int peer, size_t bytes, int sent);
+/* The phase ends; kind names it ("sync", "bcast", ...). Closes one superstep record. */
+void hbsp_prof_end(hbsp_env env, const char *kind);
+/* Attach env to its parent's profile (split/reorder/node) and release it (free). */
+int hbsp_prof_inherit(hbsp_env child, hbsp_env parent);
+void hbsp_prof_release(hbsp_env env);
+/* Called by hbsp_free before the object is destroyed: writes the file if env started the profile.
+ * Collective over env. */
+int hbsp_prof_finish(hbsp_env env);
+
+/* ---- collectives cache (src/bsp/coll.c) ---- */
+void hbsp_coll_cache_free(hbsp_env env);
+
+#endif

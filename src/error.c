@@ -1,0 +1,52 @@
+/* hla — error strings and the HLA_CALL trace. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hla_private.h"
+
+const char *hla_strerror(int code) {
+  switch (code) {
+  case HLA_OK: return "success";
+  case HLA_ERR_ARG: return "invalid argument";
+  case HLA_ERR_DIM: return "dimensions do not conform";
+  case HLA_ERR_DIST: return "distributions or grids do not match";
+  case HLA_ERR_SINGULAR: return "matrix is singular (zero pivot)";
+  case HLA_ERR_NONFINITE: return "non-finite value (Inf or NaN) in the input";
+  case HLA_ERR_NOMEM: return "out of memory or over the memory bound";
+  case HLA_ERR_MPI: return "MPI call failed";
+  case HLA_ERR_STATE: return "ranks disagree on the state of the environment";
+  case HLA_ERR_INTERNAL: return "internal error in hla";
+  default: return "unknown error code";
+  }
+}
+
+void hla_trace(const char *file, int line, int code) {
+  const char *t = getenv("HLA_TRACE");
+  if (t && *t && strcmp(t, "0") != 0)
+    fprintf(stderr, "hla: %s:%d: %s (%d)\n", file, line, hla_strerror(code), code);
+}
+
+int hla_buf_reserve(hla_buf *b, size_t more) {
+  if (b->n + more <= b->cap) return HLA_OK;
+  size_t cap = b->cap ? b->cap : 256;
+  while (cap < b->n + more) cap += cap / 2 + 64; /* x1.5, as BSPlib arenas */
+  char *p = realloc(b->p, cap);
+  if (!p) return HLA_ERR_NOMEM;
+  b->p = p;
+  b->cap = cap;
+  return HLA_OK;
+}
+
+void *hla_buf_append(hla_buf *b, const void *src, size_t bytes) {
+  if (hla_buf_reserve(b, bytes) != HLA_OK) return NULL;
+  void *dst = b->p + b->n;
+  if (src && bytes) memcpy(dst, src, bytes);
+  b->n += bytes;
+  return dst;
+}
+
+void hla_buf_free(hla_buf *b) {
+  free(b->p);
+  b->p = NULL;
+  b->n = b->cap = 0;
+}
