@@ -53,6 +53,7 @@ typedef struct {
 typedef struct {
   const char *tag;
   const char *payload;
+  size_t tagbytes; /* the tag size in force when it was sent */
   size_t bytes;
 } hbsp_msg;
 
@@ -87,6 +88,7 @@ struct hbsp_env_s {
   hla_buf greply;      /* incoming get replies */
   hla_buf reqs;        /* MPI_Request[] */
   hla_buf offs;        /* per-peer offsets into rbuf/reply */
+  hla_buf types;       /* MPI_Datatype[] made for hpput payloads, freed at the end of the sync */
 
   hbsp_coll_cache *coll; /* cached group environments for two-level collectives */
   hbsp_prof *prof;       /* NULL when the profiler is off */
@@ -111,6 +113,9 @@ int hbsp_agree(hbsp_env env, int code);
     if (hbsp_mpi_e_ != MPI_SUCCESS)                                                                \
       return HBSP_FAIL((env), HLA_ERR_MPI, "%s failed (MPI error %d)", #call, hbsp_mpi_e_);         \
   } while (0)
+
+/* Registration slot of this rank's address base (most recent live one), or -1. Local. */
+int hbsp_reg_find(hbsp_env env, const void *base);
 
 /* Make a new environment object around an MPI communicator the caller created (takes ownership).
  * Inherits the profiler of parent (may be NULL). Local. */

@@ -1,0 +1,219 @@
+/* hla BSP layer — environments: creation, split, reorder, node, free, and error agreement.
+ *
+ * Every environment owns a duplicate of an MPI communicator, so the traffic of a parent, its
+ * children and its reordered twins never mixes: each has its own registrations, queues and
+ * superstep counter, and each sync completes only its own requests. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bsp/bsp_impl.h"
+#include "bsp/sync.h"
+
+int hbsp_fail_at(hbsp_env env, int code, const char *file, int line, const char *fmt, ...) {
+  const char *base = strrchr(file, '/');
+  base = base ? base + 1 : file;
+  if (env) {
+    int k = snprintf(env->errmsg, sizeof env->errmsg, "rank %d of %s: ", env->rank, env->name);
+    va_list ap;
+    va_start(ap, fmt);
+    if (k > 0 && (size_t)k < sizeof env->errmsg)
+      vsnprintf(env->errmsg + k, sizeof env->errmsg - (size_t)k, fmt, ap);
+    va_end(ap);
+  }
+  hla_trace(base, line, code);
+  return code;
+}
+
+int hbsp_agree(hbsp_env env, int code) {
+  /* The lowest failing rank speaks for everyone, so code and message are identical on all. */
+  int mine = code != HLA_OK ? env->rank : env->P, first = env->P;
+  if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, env->comm) != MPI_SUCCESS)
+    return HBSP_FAIL(env, HLA_ERR_MPI, "MPI_Allreduce failed while agreeing on an error");
+  if (first == env->P) return HLA_OK;
+  struct {
+    int code;
+    char msg[sizeof env->errmsg];
+  } e;
+  e.code = code;
+  memcpy(e.msg, env->errmsg, sizeof e.msg);
+  if (MPI_Bcast(&e, (int)sizeof e, MPI_BYTE, first, env->comm) != MPI_SUCCESS)
+    return HBSP_FAIL(env, HLA_ERR_MPI, "MPI_Bcast failed while agreeing on an error");
+  memcpy(env->errmsg, e.msg, sizeof e.msg);
+  env->errmsg[sizeof env->errmsg - 1] = 0;
+  return e.code;
+}
+
+int hbsp_env_wrap(MPI_Comm comm, hbsp_env parent, const char *name, hbsp_env *out) {
+  *out = NULL;
+  hbsp_env e = calloc(1, sizeof *e);
+  if (!e) return HLA_ERR_NOMEM;
+  MPI_Comm_size(comm, &e->P);
+  MPI_Comm_rank(comm, &e->rank);
+  e->comm = comm;
+  e->peer = calloc((size_t)e->P, sizeof *e->peer);
+  if (!e->peer) {
+    free(e);
+    return HLA_ERR_NOMEM;
+  }
+  if (parent)
+    snprintf(e->name, sizeof e->name, "%.40s/%s", parent->name, name);
+  else
+    snprintf(e->name, sizeof e->name, "%s", name);
+  if (parent && parent->prof) {
+    int rc = hbsp_prof_inherit(e, parent);
+    if (rc != HLA_OK) {
+      free(e->peer);
+      free(e);
+      return rc;
+    }
+  }
+  *out = e;
+  return HLA_OK;
+}
+
+void hbsp_env_destroy(hbsp_env e) {
+  if (!e) return;
+  for (int p = 0; p < e->P; p++) {
+    hla_buf_free(&e->peer[p].stream);
+    hla_buf_free(&e->peer[p].hp);
+    hla_buf_free(&e->peer[p].gets);
+  }
+  free(e->peer);
+  free(e->reg);
+  hla_buf *bufs[] = {&e->regops, &e->inbox, &e->xcount, &e->rbuf, &e->reply,
+                     &e->greply, &e->reqs, &e->offs, &e->types};
+  for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) hla_buf_free(bufs[i]);
+  free(e);
+}
+
+int hbsp_init(MPI_Comm comm, hbsp_env *env) {
+  if (!env) return HLA_ERR_ARG;
+  *env = NULL;
+  int inited = 0;
+  MPI_Initialized(&inited);
+  if (!inited || comm == MPI_COMM_NULL) return HLA_ERR_ARG;
+  MPI_Comm dup;
+  if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS) return HLA_ERR_MPI;
+  int world = 0;
+  MPI_Comm_compare(comm, MPI_COMM_WORLD, &world);
+  hbsp_env e;
+  int rc = hbsp_env_wrap(dup, NULL, world == MPI_IDENT || world == MPI_CONGRUENT ? "world" : "env",
+                         &e);
+  /* Agree on allocation failures before anyone goes on (no env yet: use the communicator). */
+  int bad = rc != HLA_OK, anybad = 0;
+  MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, dup);
+  if (anybad) {
+    hbsp_env_destroy(e);
+    MPI_Comm_free(&dup);
+    return HLA_ERR_NOMEM;
+  }
+  const char *path = getenv("HLA_PROFILE");
+  if (path && *path) {
+    rc = hbsp_profile_start(e, path);
+    if (rc != HLA_OK) {
+      MPI_Comm_free(&e->comm);
+      hbsp_env_destroy(e);
+      return rc;
+    }
+  }
+  *env = e;
+  return HLA_OK;
+}
+
+int hbsp_free(hbsp_env *env) {
+  if (!env || !*env) return HLA_ERR_ARG;
+  hbsp_env e = *env;
+  /* The free takes part in the sync's count exchange: a rank that syncs while another frees makes
+   * both fail with HLA_ERR_STATE instead of hanging, and nothing is freed. */
+  HLA_CALL(hbsp_exchange(e, HBSP_STATE_FREE));
+  HLA_CALL(hbsp_prof_finish(e));
+  hbsp_coll_cache_free(e);
+  hbsp_prof_release(e);
+  MPI_Comm_free(&e->comm);
+  hbsp_env_destroy(e);
+  *env = NULL;
+  return HLA_OK;
+}
+
+int hbsp_size(hbsp_env env) { return env ? env->P : -1; }
+int hbsp_rank(hbsp_env env) { return env ? env->rank : -1; }
+int64_t hbsp_superstep(hbsp_env env) { return env ? env->step : -1; }
+MPI_Comm hbsp_comm(hbsp_env env) { return env ? env->comm : MPI_COMM_NULL; }
+const char *hbsp_errmsg(hbsp_env env) { return env ? env->errmsg : "no environment"; }
+double hbsp_time(void) { return MPI_Wtime(); }
+
+/* Wrap a communicator just made by a collective MPI call (MPI_COMM_NULL: no child) and agree on
+ * the outcome over parent, so that no rank keeps a child its peers failed to make. */
+static int wrap_agreed(hbsp_env parent, MPI_Comm c, const char *name, hbsp_env *child) {
+  int rc = HLA_OK;
+  hbsp_env e = NULL;
+  if (c != MPI_COMM_NULL) {
+    rc = hbsp_env_wrap(c, parent, name, &e);
+    if (rc != HLA_OK) {
+      MPI_Comm_free(&c);
+      rc = HBSP_FAIL(parent, rc, "cannot allocate the %s environment", name);
+    }
+  }
+  rc = hbsp_agree(parent, rc);
+  if (rc != HLA_OK) {
+    if (e) {
+      hbsp_prof_release(e);
+      MPI_Comm_free(&e->comm);
+      hbsp_env_destroy(e);
+    }
+    return rc;
+  }
+  *child = e;
+  return HLA_OK;
+}
+
+/* Split with an MPI colour; name is the child's suffix. */
+static int split_named(hbsp_env parent, int color, int key, hbsp_env *child, const char *name) {
+  MPI_Comm c;
+  HBSP_MPI(parent, MPI_Comm_split(parent->comm, color, key, &c));
+  return wrap_agreed(parent, c, name, child);
+}
+
+int hbsp_split(hbsp_env parent, int color, int key, hbsp_env *child) {
+  if (!parent) return HLA_ERR_ARG;
+  int rc = HLA_OK;
+  if (!child)
+    rc = HBSP_FAIL(parent, HLA_ERR_ARG, "hbsp_split: child is NULL");
+  else if (color < 0 && color != HBSP_UNDEFINED)
+    rc = HBSP_FAIL(parent, HLA_ERR_ARG, "hbsp_split: colour %d is negative", color);
+  HLA_CALL(hbsp_agree(parent, rc));
+  *child = NULL;
+  return split_named(parent, color == HBSP_UNDEFINED ? MPI_UNDEFINED : color, key, child, "split");
+}
+
+int hbsp_reorder(hbsp_env env, int key, hbsp_env *out) {
+  if (!env) return HLA_ERR_ARG;
+  HLA_CALL(hbsp_agree(env, out ? HLA_OK : HBSP_FAIL(env, HLA_ERR_ARG, "hbsp_reorder: out is NULL")));
+  *out = NULL;
+  return split_named(env, 0, key, out, "reorder");
+}
+
+int hbsp_node(hbsp_env env, hbsp_env *node) {
+  if (!env) return HLA_ERR_ARG;
+  int rc = node ? HLA_OK : HBSP_FAIL(env, HLA_ERR_ARG, "hbsp_node: node is NULL");
+  const char *v = getenv("HLA_VIRTUAL_NODES");
+  long k = 0;
+  if (rc == HLA_OK && v && *v) {
+    char *end;
+    k = strtol(v, &end, 10);
+    if (*end || k <= 0)
+      rc = HBSP_FAIL(env, HLA_ERR_ARG, "HLA_VIRTUAL_NODES='%s' is not a positive integer", v);
+  }
+  HLA_CALL(hbsp_agree(env, rc));
+  *node = NULL;
+  if (k > 0) {
+    /* k consecutive blocks whose sizes differ by at most one: block i starts at floor(i P / k). */
+    if (k > env->P) k = env->P;
+    int color = 0;
+    while (color + 1 < k && (int64_t)(color + 1) * env->P / k <= env->rank) color++;
+    return split_named(env, color, env->rank, node, "node");
+  }
+  MPI_Comm c;
+  HBSP_MPI(env, MPI_Comm_split_type(env->comm, MPI_COMM_TYPE_SHARED, env->rank, MPI_INFO_NULL, &c));
+  return wrap_agreed(env, c, "node", node);
+}

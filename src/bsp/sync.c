@@ -1,0 +1,402 @@
+/* hla BSP layer — the superstep: count exchange, data exchange, delivery.
+ *
+ * hbsp_sync does, on the environment's own communicator only:
+ *   1. ONE MPI_Alltoall of a small record per peer: stream bytes and zero-copy hpput bytes for that
+ *      peer, plus this rank's state, registration count and hash, tag size and deferred error. Every
+ *      rank receives every rank's checks, so every rank reaches the same verdict on a mismatch.
+ *   2. Non-blocking receives of the incoming streams (and the replies to this rank's gets, whose
+ *      sizes it knows), non-blocking sends of the outgoing streams; hpput payloads go straight from
+ *      the user's memory through an MPI hindexed datatype.
+ *   3. Get requests are served from the values as they are now, before any put lands; then puts
+ *      land and messages enter the inbox; then the replies travel and land in the get buffers.
+ *   4. Pops, then pushes, take effect; the tag size changes; queues reset (capacity kept).
+ * Peers are visited in the Latin-square order rank, rank+1, ... so that no rank is everyone's first.
+ * Messages larger than HBSP_CHUNK bytes are cut into chunks (MPI counts are int).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "bsp/sync.h"
+
+/* Largest single MPI message; also the scratch size if a receive buffer cannot be allocated. */
+#define HBSP_CHUNK ((size_t)1 << 24)
+
+/* Count-exchange record sent to each peer. */
+typedef struct {
+  uint64_t stream, hp, get; /* bytes for this peer: stream, hpput payloads, get replies wanted */
+  int64_t state, step;      /* checks: the same value goes to every peer */
+  int64_t nregops;
+  uint64_t reghash, tagsize;
+  int64_t deferred;
+} hbsp_xrec;
+
+static const char *state_name(int64_t s) {
+  return s == HBSP_STATE_SYNC ? "hbsp_sync" : s == HBSP_STATE_BARRIER ? "hbsp_barrier" : "hbsp_free";
+}
+
+/* Drop this superstep's requests (used when a sync fails on every rank). */
+static void drop_requests(hbsp_env env) {
+  for (int p = 0; p < env->P; p++) {
+    hbsp_peer *q = &env->peer[p];
+    q->stream.n = q->hp.n = q->gets.n = 0;
+    q->hp_bytes = q->get_bytes = 0;
+  }
+}
+
+/* Step 1: the count exchange. On return xin[s] is what rank s sent to this rank. */
+static int count_exchange(hbsp_env env, int state, const hbsp_xrec **xin_out) {
+  int P = env->P;
+  HLA_CALL(hla_buf_reserve(&env->xcount, 2 * (size_t)P * sizeof(hbsp_xrec)) == HLA_OK
+               ? HLA_OK
+               : HBSP_FAIL(env, HLA_ERR_NOMEM, "sync: out of memory"));
+  hbsp_xrec *xout = (hbsp_xrec *)env->xcount.p, *xin = xout + P;
+  hbsp_xrec mine = {0, 0, 0, state, env->step, env->nregops, env->reghash, env->tagsize_next,
+                    env->deferred_error};
+  for (int p = 0; p < P; p++) {
+    xout[p] = mine;
+    if (state == HBSP_STATE_SYNC) {
+      xout[p].stream = env->peer[p].stream.n;
+      xout[p].hp = env->peer[p].hp_bytes;
+      xout[p].get = env->peer[p].get_bytes;
+    }
+  }
+  HBSP_MPI(env, MPI_Alltoall(xout, (int)sizeof(hbsp_xrec), MPI_BYTE, xin, (int)sizeof(hbsp_xrec),
+                             MPI_BYTE, env->comm));
+  *xin_out = xin;
+
+  /* Every rank checks the same P records, so the verdict and the message are the same everywhere. */
+  for (int s = 1; s < P; s++) {
+    const hbsp_xrec *a = &xin[0], *b = &xin[s];
+    if (a->state != b->state)
+      return HBSP_FAIL(env, HLA_ERR_STATE, "rank 0 called %s while rank %d called %s",
+                       state_name(a->state), s, state_name(b->state));
+    if (a->step != b->step)
+      return HBSP_FAIL(env, HLA_ERR_STATE, "rank 0 is at superstep %lld, rank %d at %lld",
+                       (long long)a->step, s, (long long)b->step);
+    if (a->nregops != b->nregops || a->reghash != b->reghash)
+      return HBSP_FAIL(env, HLA_ERR_STATE,
+                       "registrations differ: rank 0 made %lld push/pop calls, rank %d made %lld "
+                       "(or in another order)",
+                       (long long)a->nregops, s, (long long)b->nregops);
+    if (a->tagsize != b->tagsize)
+      return HBSP_FAIL(env, HLA_ERR_STATE, "tag sizes differ: rank 0 set %llu, rank %d set %llu",
+                       (unsigned long long)a->tagsize, s, (unsigned long long)b->tagsize);
+  }
+  for (int s = 0; s < P; s++)
+    if (xin[s].deferred) {
+      int code = (int)xin[s].deferred;
+      /* Reported now; clear it everywhere (each rank clears its own). */
+      env->deferred_error = 0;
+      return HBSP_FAIL(env, code,
+                       "in superstep %lld, a put or get served by rank %d went outside its "
+                       "registered area (or the receive buffer could not be allocated) and was "
+                       "dropped",
+                       (long long)xin[s].step - 1, s);
+    }
+  return HLA_OK;
+}
+
+/* A chunked non-blocking transfer of n contiguous bytes. */
+static int post(hbsp_env env, int send, char *buf, size_t n, int peer, int tag) {
+  for (size_t off = 0; off < n; off += HBSP_CHUNK) {
+    size_t len = n - off < HBSP_CHUNK ? n - off : HBSP_CHUNK;
+    MPI_Request *r = hla_buf_append(&env->reqs, NULL, sizeof *r);
+    if (!r) return HBSP_FAIL(env, HLA_ERR_NOMEM, "sync: out of memory");
+    int e = send ? MPI_Isend(buf + off, (int)len, MPI_BYTE, peer, tag, env->comm, r)
+                 : MPI_Irecv(buf + off, (int)len, MPI_BYTE, peer, tag, env->comm, r);
+    if (e != MPI_SUCCESS) return HBSP_FAIL(env, HLA_ERR_MPI, "sync: MPI_I%s failed", send ? "send" : "recv");
+    hbsp_prof_msg(env, peer, len, send);
+  }
+  return HLA_OK;
+}
+
+/* Send the hpput pieces for peer straight from user memory, chunk by chunk of the concatenation. */
+static int post_hp(hbsp_env env, int peer) {
+  hbsp_peer *q = &env->peer[peer];
+  const hbsp_hpiece *pc = (const hbsp_hpiece *)q->hp.p;
+  size_t i = 0, inpiece = 0;
+  for (size_t off = 0; off < q->hp_bytes; off += HBSP_CHUNK) {
+    size_t len = q->hp_bytes - off < HBSP_CHUNK ? q->hp_bytes - off : HBSP_CHUNK;
+    /* Blocks of this chunk: at most (pieces) + 1. */
+    int nb = 0, cap = 16;
+    int *bl = malloc((size_t)cap * sizeof *bl);
+    MPI_Aint *dp = malloc((size_t)cap * sizeof *dp);
+    if (!bl || !dp) {
+      free(bl);
+      free(dp);
+      return HBSP_FAIL(env, HLA_ERR_NOMEM, "sync: out of memory");
+    }
+    for (size_t left = len; left > 0;) {
+      size_t take = pc[i].bytes - inpiece < left ? pc[i].bytes - inpiece : left;
+      if (nb == cap) {
+        cap *= 2;
+        int *nbl = realloc(bl, (size_t)cap * sizeof *bl);
+        MPI_Aint *ndp = realloc(dp, (size_t)cap * sizeof *dp);
+        if (nbl) bl = nbl;
+        if (ndp) dp = ndp;
+        if (!nbl || !ndp) {
+          free(bl);
+          free(dp);
+          return HBSP_FAIL(env, HLA_ERR_NOMEM, "sync: out of memory");
+        }
+      }
+      MPI_Get_address((const char *)pc[i].src + inpiece, &dp[nb]);
+      bl[nb++] = (int)take;
+      left -= take;
+      inpiece += take;
+      if (inpiece == pc[i].bytes) i++, inpiece = 0;
+    }
+    MPI_Datatype t;
+    int e = MPI_Type_create_hindexed(nb, bl, dp, MPI_BYTE, &t);
+    free(bl);
+    free(dp);
+    if (e != MPI_SUCCESS || MPI_Type_commit(&t) != MPI_SUCCESS)
+      return HBSP_FAIL(env, HLA_ERR_MPI, "sync: cannot build the hpput datatype");
+    if (!hla_buf_append(&env->types, &t, sizeof t)) {
+      MPI_Type_free(&t);
+      return HBSP_FAIL(env, HLA_ERR_NOMEM, "sync: out of memory");
+    }
+    MPI_Request *r = hla_buf_append(&env->reqs, NULL, sizeof *r);
+    if (!r) return HBSP_FAIL(env, HLA_ERR_NOMEM, "sync: out of memory");
+    HBSP_MPI(env, MPI_Isend(MPI_BOTTOM, 1, t, peer, HBSP_TAG_HP, env->comm, r));
+    hbsp_prof_msg(env, peer, len, 1);
+  }
+  return HLA_OK;
+}
+
+static int wait_all(hbsp_env env) {
+  int n = (int)(env->reqs.n / sizeof(MPI_Request));
+  if (n > 0) HBSP_MPI(env, MPI_Waitall(n, (MPI_Request *)env->reqs.p, MPI_STATUSES_IGNORE));
+  env->reqs.n = 0;
+  MPI_Datatype *t = (MPI_Datatype *)env->types.p;
+  for (size_t i = 0; i < env->types.n / sizeof *t; i++) MPI_Type_free(&t[i]);
+  env->types.n = 0;
+  return HLA_OK;
+}
+
+/* Area [offset, offset+bytes) of slot, or NULL if outside this rank's registration. */
+static char *reg_area(hbsp_env env, int32_t slot, uint64_t offset, uint64_t bytes) {
+  if (slot < 0 || slot >= env->nreg || !env->reg[slot].live) return NULL;
+  const hbsp_reg *r = &env->reg[slot];
+  if (offset > r->bytes || bytes > r->bytes - offset) return NULL;
+  return (char *)r->base + offset;
+}
+
+/* Step 3a: serve the get requests of a stream into out (exactly `want` bytes expected). */
+static int serve_gets(hbsp_env env, const char *st, size_t n, char *out, size_t want) {
+  size_t done = 0;
+  for (size_t pos = 0; pos < n;) {
+    const hbsp_rec *rec = (const hbsp_rec *)(st + pos);
+    pos += sizeof *rec;
+    if (rec->kind == HBSP_REC_PUT) pos += hbsp_pad8(rec->bytes);
+    if (rec->kind == HBSP_REC_SEND) pos += hbsp_pad8(rec->offset + rec->bytes);
+    if (rec->kind != HBSP_REC_GET) continue;
+    if (rec->bytes > want - done)
+      return HBSP_FAIL(env, HLA_ERR_INTERNAL, "sync: get requests exceed their announced size");
+    const char *area = reg_area(env, rec->slot, rec->offset, rec->bytes);
+    if (area)
+      memcpy(out + done, area, rec->bytes);
+    else {
+      memset(out + done, 0, rec->bytes);
+      env->deferred_error = HLA_ERR_ARG;
+    }
+    done += rec->bytes;
+  }
+  return HLA_OK;
+}
+
+/* Step 3b: land the puts and hpputs of a stream, and queue its messages in the inbox. */
+static int deliver(hbsp_env env, const char *st, size_t n, const char *hp) {
+  for (size_t pos = 0; pos < n;) {
+    const hbsp_rec *rec = (const hbsp_rec *)(st + pos);
+    const char *data = st + pos + sizeof *rec;
+    pos += sizeof *rec;
+    if (rec->kind == HBSP_REC_PUT || rec->kind == HBSP_REC_HPPUT) {
+      const char *src = data;
+      if (rec->kind == HBSP_REC_PUT)
+        pos += hbsp_pad8(rec->bytes);
+      else
+        src = hp, hp += rec->bytes;
+      char *area = reg_area(env, rec->slot, rec->offset, rec->bytes);
+      if (area)
+        memcpy(area, src, rec->bytes);
+      else
+        env->deferred_error = HLA_ERR_ARG;
+    } else if (rec->kind == HBSP_REC_SEND) {
+      pos += hbsp_pad8(rec->offset + rec->bytes);
+      hbsp_msg m = {data, data + rec->offset, rec->offset, rec->bytes};
+      if (!hla_buf_append(&env->inbox, &m, sizeof m))
+        return HBSP_FAIL(env, HLA_ERR_NOMEM, "sync: out of memory for the message queue");
+      env->inbox_bytes += rec->bytes;
+    }
+  }
+  return HLA_OK;
+}
+
+/* Post the sends of this rank's streams and hpput payloads. */
+static int post_streams(hbsp_env env) {
+  for (int k = 1; k < env->P; k++) {
+    int d = (env->rank + k) % env->P;
+    HLA_CALL(post(env, 1, env->peer[d].stream.p, env->peer[d].stream.n, d, HBSP_TAG_STREAM));
+    if (env->peer[d].hp_bytes) HLA_CALL(post_hp(env, d));
+  }
+  return HLA_OK;
+}
+
+/* A rank that cannot allocate its receive buffers still completes the protocol, so that nobody
+ * waits: it receives into a scratch chunk and discards, answers gets with zeros, and returns
+ * HLA_ERR_NOMEM; every rank learns of it at the next sync. */
+static int drain(hbsp_env env, const hbsp_xrec *xin) {
+  int P = env->P, me = env->rank;
+  char *scratch = calloc(1, HBSP_CHUNK), *zeros = calloc(1, HBSP_CHUNK);
+  if (!scratch || !zeros) {
+    free(scratch);
+    free(zeros);
+    return HBSP_FAIL(env, HLA_ERR_NOMEM, "sync: out of memory, even for a scratch buffer");
+  }
+  env->reqs.n = 0;
+  int rc = post_streams(env);
+  for (int k = 1; k < P && rc == HLA_OK; k++) {
+    int s = (me + k) % P;
+    for (size_t left = xin[s].get; left > 0 && rc == HLA_OK;) {
+      size_t len = left < HBSP_CHUNK ? left : HBSP_CHUNK;
+      rc = post(env, 1, zeros, len, s, HBSP_TAG_REPLY);
+      left -= len;
+    }
+  }
+  struct {
+    uint64_t n;
+    int tag;
+  } in[3];
+  for (int k = 1; k < P && rc == HLA_OK; k++) {
+    int s = (me + k) % P;
+    in[0].n = xin[s].stream, in[0].tag = HBSP_TAG_STREAM;
+    in[1].n = xin[s].hp, in[1].tag = HBSP_TAG_HP;
+    in[2].n = env->peer[s].get_bytes, in[2].tag = HBSP_TAG_REPLY;
+    for (int i = 0; i < 3; i++)
+      for (size_t left = in[i].n; left > 0;) {
+        size_t len = left < HBSP_CHUNK ? left : HBSP_CHUNK;
+        if (MPI_Recv(scratch, (int)len, MPI_BYTE, s, in[i].tag, env->comm, MPI_STATUS_IGNORE) !=
+            MPI_SUCCESS)
+          rc = HLA_ERR_MPI;
+        left -= len;
+      }
+  }
+  int rw = wait_all(env);
+  free(scratch);
+  free(zeros);
+  drop_requests(env);
+  env->regops.n = 0;
+  env->deferred_error = HLA_ERR_NOMEM;
+  HLA_CALL(rc);
+  HLA_CALL(rw);
+  return HBSP_FAIL(env, HLA_ERR_NOMEM, "sync: cannot allocate the receive buffers; this "
+                                       "superstep's communication was dropped");
+}
+
+static int do_sync(hbsp_env env) {
+  int P = env->P, me = env->rank;
+  const hbsp_xrec *xin;
+  int rc = count_exchange(env, HBSP_STATE_SYNC, &xin);
+  if (rc != HLA_OK) {
+    drop_requests(env);
+    env->regops.n = 0;
+    return rc;
+  }
+
+  /* Offsets, per peer: soff/hoff into rbuf (its stream, its hpput payloads), roff into greply
+   * (its replies to this rank's gets), qoff into reply (this rank's replies to its gets). */
+  if (hla_buf_reserve(&env->offs, 4 * (size_t)P * sizeof(size_t)) != HLA_OK) return drain(env, xin);
+  size_t *soff = (size_t *)env->offs.p, *hoff = soff + P, *roff = soff + 2 * P, *qoff = soff + 3 * P;
+  size_t nr = 0, ng = 0, nq = 0;
+  for (int s = 0; s < P; s++) {
+    uint64_t st = s == me ? env->peer[me].stream.n : xin[s].stream;
+    soff[s] = nr, nr += hbsp_pad8(st);
+    hoff[s] = nr, nr += hbsp_pad8(xin[s].hp);
+    roff[s] = ng, ng += env->peer[s].get_bytes;
+    qoff[s] = nq, nq += xin[s].get;
+  }
+  env->rbuf.n = env->greply.n = env->reply.n = 0;
+  env->inbox.n = 0;
+  env->inbox_next = env->inbox_bytes = 0;
+  if (hla_buf_reserve(&env->rbuf, nr) || hla_buf_reserve(&env->greply, ng) ||
+      hla_buf_reserve(&env->reply, nq))
+    return drain(env, xin);
+
+  /* Step 2: receives first (streams, then replies), then sends, in Latin-square order. */
+  env->reqs.n = 0;
+  for (int k = 1; k < P; k++) {
+    int s = (me + k) % P;
+    HLA_CALL(post(env, 0, env->rbuf.p + soff[s], xin[s].stream, s, HBSP_TAG_STREAM));
+    HLA_CALL(post(env, 0, env->rbuf.p + hoff[s], xin[s].hp, s, HBSP_TAG_HP));
+  }
+  int nrecv = (int)(env->reqs.n / sizeof(MPI_Request));
+  for (int k = 1; k < P; k++) {
+    int d = (me + k) % P;
+    HLA_CALL(post(env, 0, env->greply.p + roff[d], env->peer[d].get_bytes, d, HBSP_TAG_REPLY));
+  }
+  HLA_CALL(post_streams(env));
+  /* This rank's own stream goes through the receive buffer too: the inbox points there, and the
+   * stream itself is refilled in the next superstep. */
+  if (env->peer[me].stream.n)
+    memcpy(env->rbuf.p + soff[me], env->peer[me].stream.p, env->peer[me].stream.n);
+  HBSP_MPI(env, MPI_Waitall(nrecv, (MPI_Request *)env->reqs.p, MPI_STATUSES_IGNORE));
+
+  /* Step 3: every get reads its value before any put of this superstep lands. */
+  for (int k = 0; k < P; k++) {
+    int s = (me + k) % P;
+    size_t st = s == me ? env->peer[me].stream.n : xin[s].stream;
+    HLA_CALL(serve_gets(env, env->rbuf.p + soff[s], st, env->reply.p + qoff[s], xin[s].get));
+  }
+  for (int k = 1; k < P; k++) {
+    int s = (me + k) % P;
+    HLA_CALL(post(env, 1, env->reply.p + qoff[s], xin[s].get, s, HBSP_TAG_REPLY));
+  }
+  for (int k = 0; k < P; k++) {
+    int s = (me + k) % P;
+    size_t st = s == me ? env->peer[me].stream.n : xin[s].stream;
+    HLA_CALL(deliver(env, env->rbuf.p + soff[s], st, env->rbuf.p + hoff[s]));
+  }
+  HLA_CALL(wait_all(env));
+  for (int d = 0; d < P; d++) {
+    const hbsp_getdst *g = (const hbsp_getdst *)env->peer[d].gets.p;
+    size_t n = env->peer[d].gets.n / sizeof *g;
+    const char *src = d == me ? env->reply.p + qoff[me] : env->greply.p + roff[d];
+    for (size_t i = 0; i < n; i++) {
+      memcpy(g[i].dst, src, g[i].bytes);
+      src += g[i].bytes;
+    }
+  }
+
+  /* Step 4. */
+  hbsp_reg_apply(env);
+  env->tagsize = env->tagsize_next;
+  drop_requests(env);
+  env->step++;
+  return HLA_OK;
+}
+
+int hbsp_sync(hbsp_env env) {
+  if (!env) return HLA_ERR_ARG;
+  hbsp_prof_begin(env);
+  int rc = do_sync(env);
+  hbsp_prof_end(env, "sync");
+  return rc;
+}
+
+int hbsp_exchange(hbsp_env env, int state) {
+  const hbsp_xrec *xin;
+  int rc = count_exchange(env, state, &xin);
+  if (rc != HLA_OK && rc != HLA_ERR_ARG) { /* a mismatch leaves no consistent superstep */
+    drop_requests(env);
+    env->regops.n = 0;
+  }
+  return rc;
+}
+
+int hbsp_barrier(hbsp_env env) {
+  if (!env) return HLA_ERR_ARG;
+  hbsp_prof_begin(env);
+  int rc = hbsp_exchange(env, HBSP_STATE_BARRIER);
+  hbsp_prof_end(env, "barrier");
+  return rc;
+}

@@ -1,0 +1,383 @@
+/* Tests of BSPlib communication on one environment: registration, put, hpput, get, messages.
+ * @procs 1 2 3 4 6 8
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "harness.h"
+
+static hbsp_env world(void) {
+  hbsp_env e = NULL;
+  CU_ASSERT_EQUAL(hbsp_init(MPI_COMM_WORLD, &e), HLA_OK);
+  return e;
+}
+
+/* The seed's inner product: sum of 1/i^2 for i = 1..n, cyclic, partial sums exchanged by puts. */
+static void test_inprod_put(void) {
+  hbsp_env e = world();
+  int P = hbsp_size(e), s = hbsp_rank(e);
+  const int64_t n = 100000;
+  double part = 0;
+  for (int64_t i = s + 1; i <= n; i += P) part += 1.0 / ((double)i * (double)i);
+  double *sums = calloc((size_t)P, sizeof *sums);
+  CU_ASSERT_EQUAL(hbsp_push_reg(e, sums, (size_t)P * sizeof *sums), HLA_OK);
+  CU_ASSERT_EQUAL(hbsp_sync(e), HLA_OK);
+  for (int t = 0; t < P; t++)
+    CU_ASSERT_EQUAL(hbsp_put(e, t, &part, sums, (size_t)s * sizeof(double), sizeof(double)), HLA_OK);
+  part = -1; /* buffered: the value at call time travels */
+  CU_ASSERT_EQUAL(hbsp_sync(e), HLA_OK);
+  /* Sum in rank order so every rank gets the same bits. */
+  double alpha = 0;
+  for (int t = 0; t < P; t++) alpha += sums[t];
+  CU_ASSERT_DOUBLE_EQUAL(alpha, 1.6449240668982423, 1e-12);
+  CU_ASSERT_EQUAL(hbsp_pop_reg(e, sums), HLA_OK);
+  CU_ASSERT_EQUAL(hbsp_sync(e), HLA_OK);
+  free(sums);
+  CU_ASSERT_EQUAL(hbsp_free(&e), HLA_OK);
+  CU_ASSERT_PTR_NULL(e);
+}
+
+/* The same with messages: each rank sends its partial sum, tagged by its rank, to everyone. */
+static void test_inprod_send(void) {
+  hbsp_env e = world();
+  int P = hbsp_size(e), s = hbsp_rank(e);
+  double part = 0;
+  for (int64_t i = s + 1; i <= 100000; i += P) part += 1.0 / ((double)i * (double)i);
+  size_t ts = sizeof(int);
+  CU_ASSERT_EQUAL(hbsp_set_tagsize(e, &ts), HLA_OK);
+  CU_ASSERT_EQUAL(ts, 0);
+  CU_ASSERT_EQUAL(hbsp_sync(e), HLA_OK);
+  for (int t = 0; t < P; t++) CU_ASSERT_EQUAL(hbsp_send(e, t, &s, &part, sizeof part), HLA_OK);
+  CU_ASSERT_EQUAL(hbsp_sync(e), HLA_OK);
+  size_t nm = 0, nb = 0;
+  CU_ASSERT_EQUAL(hbsp_qsize(e, &nm, &nb), HLA_OK);
+  CU_ASSERT_EQUAL(nm, (size_t)P);
+  CU_ASSERT_EQUAL(nb, (size_t)P * sizeof(double));
+  double *sums = calloc((size_t)P, sizeof *sums);
+  for (size_t k = 0; k < nm; k++) {
+    int tag = -1;
+    double v;
+    size_t b = 0;
+    CU_ASSERT_EQUAL(hbsp_move(e, &tag, &v, sizeof v, &b), HLA_OK);
+    CU_ASSERT_EQUAL(b, sizeof v);
+    if (tag >= 0 && tag < P) sums[tag] = v;
+  }
+  double alpha = 0;
+  for (int t = 0; t < P; t++) alpha += sums[t];
+  CU_ASSERT_DOUBLE_EQUAL(alpha, 1.6449240668982423, 1e-12);
+  free(sums);
+  CU_ASSERT_EQUAL(hbsp_free(&e), HLA_OK);
+}
+
+/* T1/T2: a put is buffered at call time and not visible before the sync; self-puts work. */
+static void test_put_buffered(void) {
+  hbsp_env e = world();
+  int P = hbsp_size(e), s = hbsp_rank(e);
+  int64_t y[2] = {-1, -1}, x = 100 + s;
+  hbsp_push_reg(e, y, sizeof y);
+  hbsp_sync(e);
+  CU_ASSERT_EQUAL(hbsp_put(e, (s + 1) % P, &x, y, 0, sizeof x), HLA_OK);
+  CU_ASSERT_EQUAL(hbsp_put(e, s, &x, y, sizeof x, sizeof x), HLA_OK); /* self */
+  x = 7;
+  CU_ASSERT_EQUAL(y[0], -1); /* not before the sync */
+  CU_ASSERT_EQUAL(hbsp_sync(e), HLA_OK);
+  CU_ASSERT_EQUAL(y[0], 100 + (s + P - 1) % P);
+  CU_ASSERT_EQUAL(y[1], 100 + s);
+  hbsp_free(&e);
+}
+
+/* T3: the LU row swap: two ranks exchange rows by puts into each other's registered buffer, and a
+ * rank swaps two of its own rows. */
+static void test_put_swap(void) {
+  hbsp_env e = world();
+  int P = hbsp_size(e), s = hbsp_rank(e);
+  double a[2][4];
+  for (int r = 0; r < 2; r++)
+    for (int j = 0; j < 4; j++) a[r][j] = 1000 * s + 10 * r + j;
+  hbsp_push_reg(e, a, sizeof a);
+  hbsp_sync(e);
+  int partner = s ^ 1;
+  if (partner < P) hbsp_put(e, partner, a[0], a, 0, sizeof a[0]);
+  else hbsp_put(e, s, a[0], a, 0, sizeof a[0]);
+  hbsp_put(e, s, a[1], a, 0, 0); /* zero bytes: a no-op */
+  CU_ASSERT_EQUAL(hbsp_sync(e), HLA_OK);
+  int from = partner < P ? partner : s;
+  for (int j = 0; j < 4; j++) {
+    CU_ASSERT_EQUAL(a[0][j], 1000 * from + j);
+    CU_ASSERT_EQUAL(a[1][j], 1000 * s + 10 + j);
+  }
+  /* Local swap of rows 0 and 1 through puts to itself. */
+  double r0[4], r1[4];
+  memcpy(r0, a[0], sizeof r0);
+  memcpy(r1, a[1], sizeof r1);
+  hbsp_put(e, s, a[0], a, sizeof a[0], sizeof a[0]);
+  hbsp_put(e, s, a[1], a, 0, sizeof a[0]);
+  CU_ASSERT_EQUAL(hbsp_sync(e), HLA_OK);
+  CU_ASSERT_EQUAL(memcmp(a[0], r1, sizeof r1), 0);
+  CU_ASSERT_EQUAL(memcmp(a[1], r0, sizeof r0), 0);
+  hbsp_free(&e);
+}
+
+/* T4/T5: a get returns the value at the end of the superstep, before that superstep's puts land. */
+static void test_get_semantics(void) {
+  hbsp_env e = world();
+  int P = hbsp_size(e), s = hbsp_rank(e);
+  int64_t x = 5, z = -1;
+  hbsp_push_reg(e, &x, sizeof x);
+  hbsp_sync(e);
+  int src = (s + 1) % P;
+  CU_ASSERT_EQUAL(hbsp_get(e, src, &x, 0, &z, sizeof z), HLA_OK);
+  x = 10 + s; /* changed after the get was issued, still in the superstep: this value is read */
+  int64_t v = 99;
+  hbsp_put(e, (s + P - 1) % P, &v, &x, 0, sizeof v); /* lands after the gets read x */
+  CU_ASSERT_EQUAL(z, -1);
+  CU_ASSERT_EQUAL(hbsp_sync(e), HLA_OK);
+  CU_ASSERT_EQUAL(z, 10 + src);
+  CU_ASSERT_EQUAL(x, 99);
+  /* A get of oneself and a get from a rank with no registration data (size-0 NULL elsewhere). */
+  z = -1;
+  hbsp_get(e, s, &x, 0, &z, sizeof z);
+  hbsp_sync(e);
+  CU_ASSERT_EQUAL(z, 99);
+  hbsp_free(&e);
+}
+
+/* T7/T8: registration identity is the order, pops come in any order, a pushed area is usable
+ * from the next superstep, and a pop takes effect after the superstep's communication. */
+static void test_registration(void) {
+  hbsp_env e = world();
+  int P = hbsp_size(e), s = hbsp_rank(e);
+  /* Different addresses per rank, and NULL/0 on odd ranks for the middle one. */
+  int64_t *A = calloc(4 + (size_t)s, sizeof *A), *B = calloc(4, sizeof *B),
+          *C = calloc(8 + 2 * (size_t)s, sizeof *C);
+  int64_t *Bptr = s % 2 ? NULL : B;
+  hbsp_push_reg(e, A, 4 * sizeof *A);
+  hbsp_push_reg(e, Bptr, s % 2 ? 0 : 4 * sizeof *B);
+  hbsp_push_reg(e, C, 8 * sizeof *C);
+  /* Not registered yet: a put now is refused and changes nothing. */
+  int64_t v = 1;
+  CU_ASSERT_EQUAL(hbsp_put(e, 0, &v, A, 0, sizeof v), HLA_ERR_ARG);
+  CU_ASSERT_EQUAL(hbsp_sync(e), HLA_OK);
+  int t = (s + 1) % P;
+  v = 1000 + s;
+  hbsp_put(e, t, &v, C, 8, sizeof v);
+  if (!(s % 2)) hbsp_put(e, t, &v, B, 0, sizeof v); /* only ranks with a local B know its address */
+  CU_ASSERT_EQUAL(hbsp_pop_reg(e, A), HLA_OK); /* the pop lands after this superstep's puts */
+  v = 2000 + s;
+  CU_ASSERT_EQUAL(hbsp_put(e, t, &v, A, 0, sizeof v), HLA_OK);
+  CU_ASSERT_EQUAL(hbsp_sync(e), HLA_OK);
+  int from = (s + P - 1) % P;
+  CU_ASSERT_EQUAL(C[1], 1000 + from);
+  CU_ASSERT_EQUAL(A[0], 2000 + from);
+  if (!(s % 2) && !(from % 2)) CU_ASSERT_EQUAL(B[0], 1000 + from);
+  /* A is gone now. */
+  CU_ASSERT_EQUAL(hbsp_put(e, t, &v, A, 0, sizeof v), HLA_ERR_ARG);
+  /* Pop C before B; then a new registration reuses a slot and still maps correctly. */
+  CU_ASSERT_EQUAL(hbsp_pop_reg(e, C), HLA_OK);
+  CU_ASSERT_EQUAL(hbsp_pop_reg(e, C), HLA_ERR_ARG); /* already being popped */
+  hbsp_sync(e);
+  int64_t *D = calloc(2, sizeof *D);
+  hbsp_push_reg(e, D, 2 * sizeof *D);
+  hbsp_pop_reg(e, Bptr);
+  hbsp_sync(e);
+  v = 3000 + s;
+  hbsp_put(e, t, &v, D, sizeof v, sizeof v);
+  hbsp_sync(e);
+  CU_ASSERT_EQUAL(D[1], 3000 + from);
+  hbsp_pop_reg(e, D);
+  hbsp_sync(e);
+  free(A), free(B), free(C), free(D);
+  hbsp_free(&e);
+}
+
+/* T11: hpput delivers like put when the source is left alone until the sync. */
+static void test_hpput(void) {
+  hbsp_env e = world();
+  int P = hbsp_size(e), s = hbsp_rank(e);
+  enum { N = 1000 };
+  double *src = malloc(N * sizeof *src), *dst = calloc((size_t)P * N, sizeof *dst);
+  for (int i = 0; i < N; i++) src[i] = s * 1e6 + i;
+  hbsp_push_reg(e, dst, (size_t)P * N * sizeof *dst);
+  hbsp_sync(e);
+  for (int t = 0; t < P; t++) {
+    /* Two pieces per target so the zero-copy datatype has several blocks. */
+    hbsp_hpput(e, t, src, dst, (size_t)s * N * sizeof *dst, 300 * sizeof *dst);
+    hbsp_hpput(e, t, src + 300, dst, ((size_t)s * N + 300) * sizeof *dst, (N - 300) * sizeof *dst);
+  }
+  CU_ASSERT_EQUAL(hbsp_sync(e), HLA_OK);
+  int bad = 0;
+  for (int r = 0; r < P; r++)
+    for (int i = 0; i < N; i++) bad += dst[(size_t)r * N + i] != r * 1e6 + i;
+  CU_ASSERT_EQUAL(bad, 0);
+  free(src), free(dst);
+  hbsp_free(&e);
+}
+
+/* T15: buffers grow for a large superstep, then small supersteps still work. */
+static void test_growth(void) {
+  hbsp_env e = world();
+  int P = hbsp_size(e), s = hbsp_rank(e);
+  size_t n = (size_t)3 << 20; /* 24 MiB of doubles: more than one MPI chunk */
+  double *big = malloc(n * sizeof *big), *in = calloc(n, sizeof *in);
+  for (size_t i = 0; i < n; i++) big[i] = (double)(i % 1000003) + s;
+  hbsp_push_reg(e, in, n * sizeof *in);
+  hbsp_sync(e);
+  hbsp_put(e, (s + 1) % P, big, in, 0, n * sizeof *big);
+  CU_ASSERT_EQUAL(hbsp_sync(e), HLA_OK);
+  int from = (s + P - 1) % P;
+  size_t bad = 0;
+  for (size_t i = 0; i < n; i += 4099) bad += in[i] != (double)(i % 1000003) + from;
+  bad += in[n - 1] != (double)((n - 1) % 1000003) + from;
+  CU_ASSERT_EQUAL(bad, 0);
+  /* A large get, then a 1-byte put. */
+  memset(in, 0, n * sizeof *in);
+  hbsp_sync(e);
+  hbsp_get(e, (s + 1) % P, in, 0, big, n * sizeof *big); /* reads zeros */
+  hbsp_sync(e);
+  CU_ASSERT_EQUAL(big[0], 0.0);
+  CU_ASSERT_EQUAL(big[n - 1], 0.0);
+  char c = (char)(1 + s);
+  hbsp_put(e, (s + 1) % P, &c, in, 5, 1);
+  CU_ASSERT_EQUAL(hbsp_sync(e), HLA_OK);
+  CU_ASSERT_EQUAL(((char *)in)[5], (char)(1 + from));
+  free(big), free(in);
+  hbsp_free(&e);
+}
+
+/* T10: messages arrive as a multiset; unread ones are dropped at the next sync; tag size changes
+ * apply from the next superstep. */
+static void test_bsmp(void) {
+  hbsp_env e = world();
+  int P = hbsp_size(e), s = hbsp_rank(e);
+  size_t ts = 2 * sizeof(int);
+  hbsp_set_tagsize(e, &ts);
+  hbsp_sync(e);
+  enum { K = 3 };
+  for (int t = 0; t < P; t++)
+    for (int k = 0; k < K; k++) {
+      int tag[2] = {s, k};
+      int64_t payload[3] = {s, k, t};
+      CU_ASSERT_EQUAL(hbsp_send(e, t, tag, payload, (size_t)(k + 1) * sizeof(int64_t)), HLA_OK);
+    }
+  CU_ASSERT_EQUAL(hbsp_sync(e), HLA_OK);
+  size_t nm, nb;
+  hbsp_qsize(e, &nm, &nb);
+  CU_ASSERT_EQUAL(nm, (size_t)(K * P));
+  CU_ASSERT_EQUAL(nb, (size_t)P * (1 + 2 + 3) * sizeof(int64_t));
+  int *seen = calloc((size_t)(K * P), sizeof *seen), bad = 0;
+  for (size_t m = 0; m < nm; m++) {
+    int tag[2];
+    int64_t pl[3] = {-1, -1, -1};
+    size_t b;
+    hbsp_move(e, tag, pl, sizeof pl, &b);
+    if (tag[0] < 0 || tag[0] >= P || tag[1] < 0 || tag[1] >= K) {
+      bad++;
+      continue;
+    }
+    seen[tag[0] * K + tag[1]]++;
+    /* Message k carries the first k + 1 of (sender, k, receiver); the rest stays untouched. */
+    bad += b != (size_t)(tag[1] + 1) * sizeof(int64_t) || pl[0] != tag[0];
+    bad += tag[1] >= 1 ? pl[1] != tag[1] : pl[1] != -1;
+    bad += tag[1] == 2 ? pl[2] != s : pl[2] != -1;
+  }
+  for (int i = 0; i < K * P; i++) bad += seen[i] != 1;
+  CU_ASSERT_EQUAL(bad, 0);
+  CU_ASSERT_EQUAL(hbsp_move(e, NULL, NULL, 0, NULL), HLA_ERR_STATE); /* empty now */
+  free(seen);
+  /* Truncated move; unread messages dropped at the next sync; new tag size. */
+  int tag[2] = {s, 0};
+  double big[4] = {1, 2, 3, 4};
+  hbsp_send(e, (s + 1) % P, tag, big, sizeof big);
+  hbsp_send(e, (s + 1) % P, tag, big, sizeof big);
+  ts = 0;
+  hbsp_set_tagsize(e, &ts);
+  CU_ASSERT_EQUAL(ts, 2 * sizeof(int));
+  hbsp_sync(e);
+  double two[2] = {0, 0};
+  size_t b = 0;
+  int got[2] = {-1, -1};
+  CU_ASSERT_EQUAL(hbsp_move(e, got, two, sizeof two, &b), HLA_OK);
+  CU_ASSERT_EQUAL(b, sizeof big);
+  CU_ASSERT_EQUAL(two[1], 2.0);
+  CU_ASSERT_EQUAL(got[0], (s + P - 1) % P);
+  hbsp_send(e, s, NULL, NULL, 0); /* tag size 0 now: an empty message to itself */
+  hbsp_sync(e);
+  hbsp_qsize(e, &nm, &nb);
+  CU_ASSERT_EQUAL(nm, 1); /* the second unread message is gone */
+  CU_ASSERT_EQUAL(nb, 0);
+  hbsp_sync(e);
+  hbsp_qsize(e, &nm, &nb);
+  CU_ASSERT_EQUAL(nm, 0);
+  hbsp_free(&e);
+}
+
+/* Bad arguments: HLA_ERR_ARG with a message, nothing queued, nothing changed. */
+static void test_bad_args(void) {
+  hbsp_env e = world();
+  int P = hbsp_size(e), s = hbsp_rank(e);
+  int64_t x[4] = {1, 2, 3, 4}, y = 42, unreg = 0;
+  hbsp_push_reg(e, x, sizeof x);
+  hbsp_sync(e);
+  CU_ASSERT_EQUAL(hbsp_put(NULL, 0, &y, x, 0, 8), HLA_ERR_ARG);
+  CU_ASSERT_EQUAL(hbsp_put(e, -1, &y, x, 0, 8), HLA_ERR_ARG);
+  CU_ASSERT_PTR_NOT_NULL(strstr(hbsp_errmsg(e), "rank -1"));
+  CU_ASSERT_EQUAL(hbsp_put(e, P, &y, x, 0, 8), HLA_ERR_ARG);
+  CU_ASSERT_EQUAL(hbsp_put(e, 0, NULL, x, 0, 8), HLA_ERR_ARG);
+  CU_ASSERT_EQUAL(hbsp_put(e, 0, &y, x, 32, 8), HLA_ERR_ARG); /* past the end */
+  CU_ASSERT_PTR_NOT_NULL(strstr(hbsp_errmsg(e), "outside"));
+  CU_ASSERT_EQUAL(hbsp_put(e, 0, &y, x, SIZE_MAX, 8), HLA_ERR_ARG); /* overflow */
+  CU_ASSERT_EQUAL(hbsp_put(e, 0, &y, &unreg, 0, 8), HLA_ERR_ARG);
+  CU_ASSERT_PTR_NOT_NULL(strstr(hbsp_errmsg(e), "not registered"));
+  CU_ASSERT_EQUAL(hbsp_hpput(e, 0, &y, x, 28, 8), HLA_ERR_ARG);
+  CU_ASSERT_EQUAL(hbsp_get(e, 0, x, 0, NULL, 8), HLA_ERR_ARG);
+  CU_ASSERT_EQUAL(hbsp_get(e, -3, x, 0, &y, 8), HLA_ERR_ARG);
+  CU_ASSERT_EQUAL(hbsp_send(e, P, NULL, &y, 8), HLA_ERR_ARG);
+  CU_ASSERT_EQUAL(hbsp_push_reg(e, NULL, 8), HLA_ERR_ARG);
+  CU_ASSERT_EQUAL(hbsp_pop_reg(e, &unreg), HLA_ERR_ARG);
+  CU_ASSERT_EQUAL(hbsp_set_tagsize(e, NULL), HLA_ERR_ARG);
+  CU_ASSERT_EQUAL(hbsp_sync(NULL), HLA_ERR_ARG);
+  CU_ASSERT_EQUAL(hbsp_free(NULL), HLA_ERR_ARG);
+  /* Nothing was queued: the sync moves nothing and x is intact. */
+  CU_ASSERT_EQUAL(hbsp_sync(e), HLA_OK);
+  CU_ASSERT(x[0] == 1 && x[1] == 2 && x[2] == 3 && x[3] == 4);
+  size_t nm;
+  hbsp_qsize(e, &nm, NULL);
+  CU_ASSERT_EQUAL(nm, 0);
+  (void)s;
+  hbsp_free(&e);
+}
+
+/* A put that fits this rank's registration but not the target's is dropped by the target and
+ * reported by the next sync on every rank. */
+static void test_remote_bounds(void) {
+  hbsp_env e = world();
+  int P = hbsp_size(e), s = hbsp_rank(e);
+  int64_t *x = calloc(4, sizeof *x), y = 7;
+  size_t mine = s == 0 ? sizeof(int64_t) : 4 * sizeof(int64_t);
+  hbsp_push_reg(e, x, mine);
+  hbsp_sync(e);
+  if (s == P - 1) hbsp_put(e, 0, &y, x, 2 * sizeof y, sizeof y); /* fits here, not on rank 0 */
+  int rc = hbsp_sync(e);
+  CU_ASSERT_EQUAL(rc, HLA_OK);
+  CU_ASSERT_EQUAL(x[2], 0);
+  rc = hbsp_sync(e);
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, rc == (P > 1 ? HLA_ERR_ARG : HLA_OK))); /* P = 1: refused at the call */
+  CU_ASSERT_EQUAL(hbsp_sync(e), HLA_OK); /* reported once */
+  free(x);
+  hbsp_free(&e);
+}
+
+void hla_test_register(void) {
+  CU_pSuite s = CU_add_suite("bsp_drma", NULL, NULL);
+  HT_ADD(s, test_inprod_put);
+  HT_ADD(s, test_inprod_send);
+  HT_ADD(s, test_put_buffered);
+  HT_ADD(s, test_put_swap);
+  HT_ADD(s, test_get_semantics);
+  HT_ADD(s, test_registration);
+  HT_ADD(s, test_hpput);
+  HT_ADD(s, test_growth);
+  HT_ADD(s, test_bsmp);
+  HT_ADD(s, test_bad_args);
+  HT_ADD(s, test_remote_bounds);
+}
