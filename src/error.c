@@ -6,17 +6,28 @@
 
 const char *hla_strerror(int code) {
   switch (code) {
-  case HLA_OK: return "success";
-  case HLA_ERR_ARG: return "invalid argument";
-  case HLA_ERR_DIM: return "dimensions do not conform";
-  case HLA_ERR_DIST: return "distributions or grids do not match";
-  case HLA_ERR_SINGULAR: return "matrix is singular (zero pivot)";
-  case HLA_ERR_NONFINITE: return "non-finite value (Inf or NaN) in the input";
-  case HLA_ERR_NOMEM: return "out of memory or over the memory bound";
-  case HLA_ERR_MPI: return "MPI call failed";
-  case HLA_ERR_STATE: return "ranks disagree on the state of the environment";
-  case HLA_ERR_INTERNAL: return "internal error in hla";
-  default: return "unknown error code";
+  case HLA_OK:
+    return "success";
+  case HLA_ERR_ARG:
+    return "invalid argument";
+  case HLA_ERR_DIM:
+    return "dimensions do not conform";
+  case HLA_ERR_DIST:
+    return "distributions or grids do not match";
+  case HLA_ERR_SINGULAR:
+    return "matrix is singular (zero pivot)";
+  case HLA_ERR_NONFINITE:
+    return "non-finite value (Inf or NaN) in the input";
+  case HLA_ERR_NOMEM:
+    return "out of memory or over the memory bound";
+  case HLA_ERR_MPI:
+    return "MPI call failed";
+  case HLA_ERR_STATE:
+    return "ranks disagree on the state of the environment";
+  case HLA_ERR_INTERNAL:
+    return "internal error in hla";
+  default:
+    return "unknown error code";
   }
 }
 

@@ -28,7 +28,8 @@ typedef struct {
 
 /* Make room for `more` bytes past n; HLA_ERR_NOMEM on failure (buffer unchanged). */
 int hla_buf_reserve(hla_buf *b, size_t more);
-/* Append bytes (src may be NULL to append uninitialised room); returns a pointer to them or NULL. */
+/* Append bytes (src may be NULL to append uninitialised room); returns a pointer to them or NULL.
+ */
 void *hla_buf_append(hla_buf *b, const void *src, size_t bytes);
 void hla_buf_free(hla_buf *b);
 

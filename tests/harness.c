@@ -24,7 +24,9 @@ uint64_t ht_rand_u64(uint64_t *s) {
   return z ^ (z >> 31);
 }
 
-double ht_rand_uniform(uint64_t *s) { return (double)(ht_rand_u64(s) >> 11) * 0x1.0p-53 - 0.5; }
+double ht_rand_uniform(uint64_t *s) {
+  return (double)(ht_rand_u64(s) >> 11) * 0x1.0p-53 - 0.5;
+}
 
 double ht_rand_entry(uint64_t seed, int64_t i, int64_t j) {
   uint64_t s = seed ^ ((uint64_t)i * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)j * 0xC2B2AE3D27D4EB4Full);

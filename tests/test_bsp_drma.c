@@ -23,7 +23,8 @@ static void test_inprod_put(void) {
   CU_ASSERT_EQUAL(hbsp_push_reg(e, sums, (size_t)P * sizeof *sums), HLA_OK);
   CU_ASSERT_EQUAL(hbsp_sync(e), HLA_OK);
   for (int t = 0; t < P; t++)
-    CU_ASSERT_EQUAL(hbsp_put(e, t, &part, sums, (size_t)s * sizeof(double), sizeof(double)), HLA_OK);
+    CU_ASSERT_EQUAL(hbsp_put(e, t, &part, sums, (size_t)s * sizeof(double), sizeof(double)),
+                    HLA_OK);
   part = -1; /* buffered: the value at call time travels */
   CU_ASSERT_EQUAL(hbsp_sync(e), HLA_OK);
   /* Sum in rank order so every rank gets the same bits. */
@@ -97,8 +98,10 @@ static void test_put_swap(void) {
   hbsp_push_reg(e, a, sizeof a);
   hbsp_sync(e);
   int partner = s ^ 1;
-  if (partner < P) hbsp_put(e, partner, a[0], a, 0, sizeof a[0]);
-  else hbsp_put(e, s, a[0], a, 0, sizeof a[0]);
+  if (partner < P)
+    hbsp_put(e, partner, a[0], a, 0, sizeof a[0]);
+  else
+    hbsp_put(e, s, a[0], a, 0, sizeof a[0]);
   hbsp_put(e, s, a[1], a, 0, 0); /* zero bytes: a no-op */
   CU_ASSERT_EQUAL(hbsp_sync(e), HLA_OK);
   int from = partner < P ? partner : s;
@@ -162,7 +165,7 @@ static void test_registration(void) {
   v = 1000 + s;
   hbsp_put(e, t, &v, C, 8, sizeof v);
   if (!(s % 2)) hbsp_put(e, t, &v, B, 0, sizeof v); /* only ranks with a local B know its address */
-  CU_ASSERT_EQUAL(hbsp_pop_reg(e, A), HLA_OK); /* the pop lands after this superstep's puts */
+  CU_ASSERT_EQUAL(hbsp_pop_reg(e, A), HLA_OK);      /* the pop lands after this superstep's puts */
   v = 2000 + s;
   CU_ASSERT_EQUAL(hbsp_put(e, t, &v, A, 0, sizeof v), HLA_OK);
   CU_ASSERT_EQUAL(hbsp_sync(e), HLA_OK);
@@ -361,8 +364,9 @@ static void test_remote_bounds(void) {
   CU_ASSERT_EQUAL(rc, HLA_OK);
   CU_ASSERT_EQUAL(x[2], 0);
   rc = hbsp_sync(e);
-  CU_ASSERT(ht_all(MPI_COMM_WORLD, rc == (P > 1 ? HLA_ERR_ARG : HLA_OK))); /* P = 1: refused at the call */
-  CU_ASSERT_EQUAL(hbsp_sync(e), HLA_OK); /* reported once */
+  CU_ASSERT(ht_all(MPI_COMM_WORLD,
+                   rc == (P > 1 ? HLA_ERR_ARG : HLA_OK))); /* P = 1: refused at the call */
+  CU_ASSERT_EQUAL(hbsp_sync(e), HLA_OK);                   /* reported once */
   free(x);
   hbsp_free(&e);
 }

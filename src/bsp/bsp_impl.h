@@ -24,8 +24,8 @@ typedef struct {
 
 /* A registration operation queued until the next sync. */
 typedef struct {
-  int pop;   /* 0 = push, 1 = pop */
-  int slot;  /* pop: slot to free */
+  int pop;    /* 0 = push, 1 = pop */
+  int slot;   /* pop: slot to free */
   void *base; /* push */
   size_t bytes;
 } hbsp_regop;
@@ -35,7 +35,7 @@ typedef struct {
   hla_buf stream; /* records: get requests, puts with payload, hpput headers, sends */
   hla_buf hp;     /* hbsp_hpiece[]: hpput sources, sent zero-copy at the sync */
   size_t hp_bytes;
-  hla_buf gets;   /* hbsp_getdst[]: where this peer's get replies go, in request order */
+  hla_buf gets; /* hbsp_getdst[]: where this peer's get replies go, in request order */
   size_t get_bytes;
 } hbsp_peer;
 
@@ -57,21 +57,21 @@ typedef struct {
   size_t bytes;
 } hbsp_msg;
 
-typedef struct hbsp_prof_s hbsp_prof; /* profiler recorder (src/bsp/prof.c) */
+typedef struct hbsp_prof_s hbsp_prof;             /* profiler recorder (src/bsp/prof.c) */
 typedef struct hbsp_coll_cache_s hbsp_coll_cache; /* group sub-environments (src/bsp/coll.c) */
 
 struct hbsp_env_s {
   MPI_Comm comm;
   int P, rank;
-  int64_t step;      /* completed syncs */
-  char name[64];     /* "world", "world/split", ... for the profiler and messages */
+  int64_t step;  /* completed syncs */
+  char name[64]; /* "world", "world/split", ... for the profiler and messages */
 
   /* registrations: the slot index is the identity shared by all ranks */
   hbsp_reg *reg;
   int nreg, capreg;
-  hla_buf regops; /* hbsp_regop[] pending until the next sync */
-  int64_t nregops; /* total registration calls so far, checked at every sync */
-  uint64_t reghash; /* hash of the registration calls, checked at every sync */
+  hla_buf regops;   /* hbsp_regop[] pending until the next sync */
+  int64_t nregops;  /* registration calls in this superstep, checked at the sync */
+  uint64_t reghash; /* hash of those calls (order and popped slots), checked at the sync */
 
   /* BSMP */
   size_t tagsize, tagsize_next;
@@ -79,16 +79,16 @@ struct hbsp_env_s {
   size_t inbox_next, inbox_bytes;
 
   /* sync machinery, all kept between supersteps */
-  hbsp_peer *peer;     /* P entries */
-  int npeer_active;    /* peers with anything queued (to skip the scan when 0) */
-  int deferred_error;  /* a remote put/get this rank served went outside a registration */
-  hla_buf xcount;      /* count exchange send and receive arrays */
-  hla_buf rbuf;        /* incoming streams and hpput payloads; the inbox points into it */
-  hla_buf reply;       /* outgoing get replies */
-  hla_buf greply;      /* incoming get replies */
-  hla_buf reqs;        /* MPI_Request[] */
-  hla_buf offs;        /* per-peer offsets into rbuf/reply */
-  hla_buf types;       /* MPI_Datatype[] made for hpput payloads, freed at the end of the sync */
+  hbsp_peer *peer;    /* P entries */
+  int npeer_active;   /* peers with anything queued (to skip the scan when 0) */
+  int deferred_error; /* a remote put/get this rank served went outside a registration */
+  hla_buf xcount;     /* count exchange send and receive arrays */
+  hla_buf rbuf;       /* incoming streams and hpput payloads; the inbox points into it */
+  hla_buf reply;      /* outgoing get replies */
+  hla_buf greply;     /* incoming get replies */
+  hla_buf reqs;       /* MPI_Request[] */
+  hla_buf offs;       /* per-peer offsets into rbuf/reply */
+  hla_buf types;      /* MPI_Datatype[] made for hpput payloads, freed at the end of the sync */
 
   hbsp_coll_cache *coll; /* cached group environments for two-level collectives */
   hbsp_prof *prof;       /* NULL when the profiler is off */
@@ -96,10 +96,14 @@ struct hbsp_env_s {
   char errmsg[512];
 };
 
-/* Record an error message on env (file:line prefix) and return code. */
-int hbsp_fail_at(hbsp_env env, int code, const char *file, int line, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-#define HBSP_FAIL(env, code, ...) hbsp_fail_at((env), (code), __FILE__, __LINE__, __VA_ARGS__)
+/* Record an error message on env and return code. The message starts with "rank r of <env>: ";
+ * HBSP_FAIL_ALL is for verdicts every rank reaches from the same data, and leaves the rank out so
+ * that the text is identical everywhere. */
+int hbsp_fail_at(hbsp_env env, int code, int with_rank, const char *file, int line, const char *fmt,
+                 ...) __attribute__((format(printf, 6, 7)));
+#define HBSP_FAIL(env, code, ...) hbsp_fail_at((env), (code), 1, __FILE__, __LINE__, __VA_ARGS__)
+#define HBSP_FAIL_ALL(env, code, ...)                                                              \
+  hbsp_fail_at((env), (code), 0, __FILE__, __LINE__, __VA_ARGS__)
 
 /* Collective over env: every rank passes its local code; all return the code of the lowest rank
  * that failed (HLA_OK if none) and that rank's message becomes everyone's. One allreduce when
@@ -111,7 +115,7 @@ int hbsp_agree(hbsp_env env, int code);
   do {                                                                                             \
     int hbsp_mpi_e_ = (call);                                                                      \
     if (hbsp_mpi_e_ != MPI_SUCCESS)                                                                \
-      return HBSP_FAIL((env), HLA_ERR_MPI, "%s failed (MPI error %d)", #call, hbsp_mpi_e_);         \
+      return HBSP_FAIL((env), HLA_ERR_MPI, "%s failed (MPI error %d)", #call, hbsp_mpi_e_);        \
   } while (0)
 
 /* Registration slot of this rank's address base (most recent live one), or -1. Local. */

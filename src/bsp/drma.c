@@ -11,7 +11,8 @@ int hbsp_stream_add(hbsp_env env, int dst, hbsp_rec rec, size_t extra, char **da
   hla_buf *b = &env->peer[dst].stream;
   size_t need = sizeof rec + hbsp_pad8(extra);
   if (hla_buf_reserve(b, need) != HLA_OK)
-    return HBSP_FAIL(env, HLA_ERR_NOMEM, "out of memory queueing %zu bytes for rank %d", extra, dst);
+    return HBSP_FAIL(env, HLA_ERR_NOMEM, "out of memory queueing %zu bytes for rank %d", extra,
+                     dst);
   memcpy(b->p + b->n, &rec, sizeof rec);
   if (data) *data = b->p + b->n + sizeof rec;
   b->n += need;

@@ -9,11 +9,14 @@
 #include "bsp/bsp_impl.h"
 #include "bsp/sync.h"
 
-int hbsp_fail_at(hbsp_env env, int code, const char *file, int line, const char *fmt, ...) {
+int hbsp_fail_at(hbsp_env env, int code, int with_rank, const char *file, int line, const char *fmt,
+                 ...) {
   const char *base = strrchr(file, '/');
   base = base ? base + 1 : file;
   if (env) {
-    int k = snprintf(env->errmsg, sizeof env->errmsg, "rank %d of %s: ", env->rank, env->name);
+    int k = with_rank
+                ? snprintf(env->errmsg, sizeof env->errmsg, "rank %d of %s: ", env->rank, env->name)
+                : snprintf(env->errmsg, sizeof env->errmsg, "%s: ", env->name);
     va_list ap;
     va_start(ap, fmt);
     if (k > 0 && (size_t)k < sizeof env->errmsg)
@@ -81,7 +84,7 @@ void hbsp_env_destroy(hbsp_env e) {
   free(e->peer);
   free(e->reg);
   hla_buf *bufs[] = {&e->regops, &e->inbox, &e->xcount, &e->rbuf, &e->reply,
-                     &e->greply, &e->reqs, &e->offs, &e->types};
+                     &e->greply, &e->reqs,  &e->offs,   &e->types};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) hla_buf_free(bufs[i]);
   free(e);
 }
@@ -97,8 +100,8 @@ int hbsp_init(MPI_Comm comm, hbsp_env *env) {
   int world = 0;
   MPI_Comm_compare(comm, MPI_COMM_WORLD, &world);
   hbsp_env e;
-  int rc = hbsp_env_wrap(dup, NULL, world == MPI_IDENT || world == MPI_CONGRUENT ? "world" : "env",
-                         &e);
+  int rc =
+      hbsp_env_wrap(dup, NULL, world == MPI_IDENT || world == MPI_CONGRUENT ? "world" : "env", &e);
   /* Agree on allocation failures before anyone goes on (no env yet: use the communicator). */
   int bad = rc != HLA_OK, anybad = 0;
   MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, dup);
@@ -135,12 +138,24 @@ int hbsp_free(hbsp_env *env) {
   return HLA_OK;
 }
 
-int hbsp_size(hbsp_env env) { return env ? env->P : -1; }
-int hbsp_rank(hbsp_env env) { return env ? env->rank : -1; }
-int64_t hbsp_superstep(hbsp_env env) { return env ? env->step : -1; }
-MPI_Comm hbsp_comm(hbsp_env env) { return env ? env->comm : MPI_COMM_NULL; }
-const char *hbsp_errmsg(hbsp_env env) { return env ? env->errmsg : "no environment"; }
-double hbsp_time(void) { return MPI_Wtime(); }
+int hbsp_size(hbsp_env env) {
+  return env ? env->P : -1;
+}
+int hbsp_rank(hbsp_env env) {
+  return env ? env->rank : -1;
+}
+int64_t hbsp_superstep(hbsp_env env) {
+  return env ? env->step : -1;
+}
+MPI_Comm hbsp_comm(hbsp_env env) {
+  return env ? env->comm : MPI_COMM_NULL;
+}
+const char *hbsp_errmsg(hbsp_env env) {
+  return env ? env->errmsg : "no environment";
+}
+double hbsp_time(void) {
+  return MPI_Wtime();
+}
 
 /* Wrap a communicator just made by a collective MPI call (MPI_COMM_NULL: no child) and agree on
  * the outcome over parent, so that no rank keeps a child its peers failed to make. */
@@ -188,7 +203,8 @@ int hbsp_split(hbsp_env parent, int color, int key, hbsp_env *child) {
 
 int hbsp_reorder(hbsp_env env, int key, hbsp_env *out) {
   if (!env) return HLA_ERR_ARG;
-  HLA_CALL(hbsp_agree(env, out ? HLA_OK : HBSP_FAIL(env, HLA_ERR_ARG, "hbsp_reorder: out is NULL")));
+  HLA_CALL(
+      hbsp_agree(env, out ? HLA_OK : HBSP_FAIL(env, HLA_ERR_ARG, "hbsp_reorder: out is NULL")));
   *out = NULL;
   return split_named(env, 0, key, out, "reorder");
 }

@@ -3,7 +3,8 @@
  * The i-th registration names the same variable on every rank, so the slot index travels in
  * requests and each receiver maps it to its own address. Pushes and pops are queued and applied at
  * the end of the next sync (after that superstep's puts and gets, which may still use a popped
- * area); every registration call is counted and hashed, and the sync checks that all ranks agree. */
+ * area); every registration call is counted and hashed, and the sync checks that all ranks agree.
+ */
 #include <stdlib.h>
 #include "bsp/bsp_impl.h"
 

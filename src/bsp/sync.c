@@ -2,16 +2,16 @@
  *
  * hbsp_sync does, on the environment's own communicator only:
  *   1. ONE MPI_Alltoall of a small record per peer: stream bytes and zero-copy hpput bytes for that
- *      peer, plus this rank's state, registration count and hash, tag size and deferred error. Every
- *      rank receives every rank's checks, so every rank reaches the same verdict on a mismatch.
+ *      peer, plus this rank's state, registration count and hash, tag size and deferred error.
+ * Every rank receives every rank's checks, so every rank reaches the same verdict on a mismatch.
  *   2. Non-blocking receives of the incoming streams (and the replies to this rank's gets, whose
  *      sizes it knows), non-blocking sends of the outgoing streams; hpput payloads go straight from
  *      the user's memory through an MPI hindexed datatype.
  *   3. Get requests are served from the values as they are now, before any put lands; then puts
  *      land and messages enter the inbox; then the replies travel and land in the get buffers.
  *   4. Pops, then pushes, take effect; the tag size changes; queues reset (capacity kept).
- * Peers are visited in the Latin-square order rank, rank+1, ... so that no rank is everyone's first.
- * Messages larger than HBSP_CHUNK bytes are cut into chunks (MPI counts are int).
+ * Peers are visited in the Latin-square order rank, rank+1, ... so that no rank is everyone's
+ * first. Messages larger than HBSP_CHUNK bytes are cut into chunks (MPI counts are int).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -30,16 +30,27 @@ typedef struct {
 } hbsp_xrec;
 
 static const char *state_name(int64_t s) {
-  return s == HBSP_STATE_SYNC ? "hbsp_sync" : s == HBSP_STATE_BARRIER ? "hbsp_barrier" : "hbsp_free";
+  return s == HBSP_STATE_SYNC      ? "hbsp_sync"
+         : s == HBSP_STATE_BARRIER ? "hbsp_barrier"
+                                   : "hbsp_free";
 }
 
-/* Drop this superstep's requests (used when a sync fails on every rank). */
-static void drop_requests(hbsp_env env) {
+/* Reset the queues for the next superstep. */
+static void clear_requests(hbsp_env env) {
   for (int p = 0; p < env->P; p++) {
     hbsp_peer *q = &env->peer[p];
     q->stream.n = q->hp.n = q->gets.n = 0;
     q->hp_bytes = q->get_bytes = 0;
   }
+  env->regops.n = 0;
+  env->nregops = 0;
+  env->reghash = 0;
+}
+
+/* A failed sync drops the whole superstep on every rank, so the next one starts consistent. */
+static void drop_superstep(hbsp_env env) {
+  clear_requests(env);
+  env->tagsize_next = env->tagsize;
 }
 
 /* Step 1: the count exchange. On return xin[s] is what rank s sent to this rank. */
@@ -49,7 +60,14 @@ static int count_exchange(hbsp_env env, int state, const hbsp_xrec **xin_out) {
                ? HLA_OK
                : HBSP_FAIL(env, HLA_ERR_NOMEM, "sync: out of memory"));
   hbsp_xrec *xout = (hbsp_xrec *)env->xcount.p, *xin = xout + P;
-  hbsp_xrec mine = {0, 0, 0, state, env->step, env->nregops, env->reghash, env->tagsize_next,
+  hbsp_xrec mine = {0,
+                    0,
+                    0,
+                    state,
+                    env->step,
+                    env->nregops,
+                    env->reghash,
+                    env->tagsize_next,
                     env->deferred_error};
   for (int p = 0; p < P; p++) {
     xout[p] = mine;
@@ -63,34 +81,37 @@ static int count_exchange(hbsp_env env, int state, const hbsp_xrec **xin_out) {
                              MPI_BYTE, env->comm));
   *xin_out = xin;
 
-  /* Every rank checks the same P records, so the verdict and the message are the same everywhere. */
+  /* Every rank checks the same P records, so the verdict and the message are the same everywhere.
+   */
   for (int s = 1; s < P; s++) {
     const hbsp_xrec *a = &xin[0], *b = &xin[s];
     if (a->state != b->state)
-      return HBSP_FAIL(env, HLA_ERR_STATE, "rank 0 called %s while rank %d called %s",
-                       state_name(a->state), s, state_name(b->state));
+      return HBSP_FAIL_ALL(env, HLA_ERR_STATE, "rank 0 called %s while rank %d called %s",
+                           state_name(a->state), s, state_name(b->state));
     if (a->step != b->step)
-      return HBSP_FAIL(env, HLA_ERR_STATE, "rank 0 is at superstep %lld, rank %d at %lld",
-                       (long long)a->step, s, (long long)b->step);
+      return HBSP_FAIL_ALL(env, HLA_ERR_STATE, "rank 0 is at superstep %lld, rank %d at %lld",
+                           (long long)a->step, s, (long long)b->step);
     if (a->nregops != b->nregops || a->reghash != b->reghash)
-      return HBSP_FAIL(env, HLA_ERR_STATE,
-                       "registrations differ: rank 0 made %lld push/pop calls, rank %d made %lld "
-                       "(or in another order)",
-                       (long long)a->nregops, s, (long long)b->nregops);
+      return HBSP_FAIL_ALL(env, HLA_ERR_STATE,
+                           "registrations differ: in this superstep rank 0 made %lld push/pop "
+                           "calls, rank %d made %lld "
+                           "(or in another order)",
+                           (long long)a->nregops, s, (long long)b->nregops);
     if (a->tagsize != b->tagsize)
-      return HBSP_FAIL(env, HLA_ERR_STATE, "tag sizes differ: rank 0 set %llu, rank %d set %llu",
-                       (unsigned long long)a->tagsize, s, (unsigned long long)b->tagsize);
+      return HBSP_FAIL_ALL(env, HLA_ERR_STATE,
+                           "tag sizes differ: rank 0 set %llu, rank %d set %llu",
+                           (unsigned long long)a->tagsize, s, (unsigned long long)b->tagsize);
   }
   for (int s = 0; s < P; s++)
     if (xin[s].deferred) {
       int code = (int)xin[s].deferred;
       /* Reported now; clear it everywhere (each rank clears its own). */
       env->deferred_error = 0;
-      return HBSP_FAIL(env, code,
-                       "in superstep %lld, a put or get served by rank %d went outside its "
-                       "registered area (or the receive buffer could not be allocated) and was "
-                       "dropped",
-                       (long long)xin[s].step - 1, s);
+      return HBSP_FAIL_ALL(env, code,
+                           "in superstep %lld, a put or get served by rank %d went outside its "
+                           "registered area (or the receive buffer could not be allocated) and was "
+                           "dropped",
+                           (long long)xin[s].step - 1, s);
     }
   return HLA_OK;
 }
@@ -103,7 +124,8 @@ static int post(hbsp_env env, int send, char *buf, size_t n, int peer, int tag) 
     if (!r) return HBSP_FAIL(env, HLA_ERR_NOMEM, "sync: out of memory");
     int e = send ? MPI_Isend(buf + off, (int)len, MPI_BYTE, peer, tag, env->comm, r)
                  : MPI_Irecv(buf + off, (int)len, MPI_BYTE, peer, tag, env->comm, r);
-    if (e != MPI_SUCCESS) return HBSP_FAIL(env, HLA_ERR_MPI, "sync: MPI_I%s failed", send ? "send" : "recv");
+    if (e != MPI_SUCCESS)
+      return HBSP_FAIL(env, HLA_ERR_MPI, "sync: MPI_I%s failed", send ? "send" : "recv");
     hbsp_prof_msg(env, peer, len, send);
   }
   return HLA_OK;
@@ -284,13 +306,13 @@ static int drain(hbsp_env env, const hbsp_xrec *xin) {
   int rw = wait_all(env);
   free(scratch);
   free(zeros);
-  drop_requests(env);
-  env->regops.n = 0;
+  drop_superstep(env);
   env->deferred_error = HLA_ERR_NOMEM;
   HLA_CALL(rc);
   HLA_CALL(rw);
-  return HBSP_FAIL(env, HLA_ERR_NOMEM, "sync: cannot allocate the receive buffers; this "
-                                       "superstep's communication was dropped");
+  return HBSP_FAIL(env, HLA_ERR_NOMEM,
+                   "sync: cannot allocate the receive buffers; this "
+                   "superstep's communication was dropped");
 }
 
 static int do_sync(hbsp_env env) {
@@ -298,15 +320,15 @@ static int do_sync(hbsp_env env) {
   const hbsp_xrec *xin;
   int rc = count_exchange(env, HBSP_STATE_SYNC, &xin);
   if (rc != HLA_OK) {
-    drop_requests(env);
-    env->regops.n = 0;
+    drop_superstep(env);
     return rc;
   }
 
   /* Offsets, per peer: soff/hoff into rbuf (its stream, its hpput payloads), roff into greply
    * (its replies to this rank's gets), qoff into reply (this rank's replies to its gets). */
   if (hla_buf_reserve(&env->offs, 4 * (size_t)P * sizeof(size_t)) != HLA_OK) return drain(env, xin);
-  size_t *soff = (size_t *)env->offs.p, *hoff = soff + P, *roff = soff + 2 * P, *qoff = soff + 3 * P;
+  size_t *soff = (size_t *)env->offs.p, *hoff = soff + P, *roff = soff + 2 * P,
+         *qoff = soff + 3 * P;
   size_t nr = 0, ng = 0, nq = 0;
   for (int s = 0; s < P; s++) {
     uint64_t st = s == me ? env->peer[me].stream.n : xin[s].stream;
@@ -370,7 +392,7 @@ static int do_sync(hbsp_env env) {
   /* Step 4. */
   hbsp_reg_apply(env);
   env->tagsize = env->tagsize_next;
-  drop_requests(env);
+  clear_requests(env);
   env->step++;
   return HLA_OK;
 }
@@ -387,8 +409,7 @@ int hbsp_exchange(hbsp_env env, int state) {
   const hbsp_xrec *xin;
   int rc = count_exchange(env, state, &xin);
   if (rc != HLA_OK && rc != HLA_ERR_ARG) { /* a mismatch leaves no consistent superstep */
-    drop_requests(env);
-    env->regops.n = 0;
+    drop_superstep(env);
   }
   return rc;
 }

@@ -15,7 +15,9 @@ typedef struct {
 /* PUT: payload follows the record. SEND: tag then payload follow. HPPUT: payload travels in the
  * separate zero-copy hp message. GET: nothing follows; the reply comes back in request order. */
 
-static inline size_t hbsp_pad8(size_t n) { return (n + 7) & ~(size_t)7; }
+static inline size_t hbsp_pad8(size_t n) {
+  return (n + 7) & ~(size_t)7;
+}
 
 /* What an environment is doing when it takes part in the count exchange. */
 enum { HBSP_STATE_SYNC = 1, HBSP_STATE_BARRIER, HBSP_STATE_FREE };
@@ -26,7 +28,8 @@ enum { HBSP_STATE_SYNC = 1, HBSP_STATE_BARRIER, HBSP_STATE_FREE };
 int hbsp_exchange(hbsp_env env, int state);
 
 /* Apply the queued pops, then the pushes into the lowest free slots (the same on every rank, since
- * the sync checked that all ranks made the same calls). Called at the end of a sync; cannot fail. */
+ * the sync checked that all ranks made the same calls). Called at the end of a sync; cannot fail.
+ */
 void hbsp_reg_apply(hbsp_env env);
 
 /* Append a record (and room for `extra` bytes after it, returned in *data) to dst's stream. */

@@ -1,0 +1,241 @@
+/* Tests of environments: split, reorder, node, subset syncs, consistency errors.
+ * @procs 1 2 3 4 6 8 9
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "harness.h"
+
+/* Near-square grid c = number of columns, used to split the world into rows and columns. */
+static int grid_cols(int P) {
+  int c = 1;
+  for (int d = 1; d * d <= P; d++)
+    if (P % d == 0) c = P / d;
+  return c;
+}
+
+/* Rows and columns of a grid: members, order, and puts in a child reaching the right world ranks.
+ * At P = 9 this is the seed's example: rows {0,1,2},{3,4,5},{6,7,8}, columns
+ * {0,3,6},{1,4,7},{2,5,8}. */
+static void test_split_rows_cols(void) {
+  hbsp_env w, row, col;
+  hbsp_init(MPI_COMM_WORLD, &w);
+  int P = hbsp_size(w), s = hbsp_rank(w), C = grid_cols(P), R = P / C;
+  CU_ASSERT_EQUAL(hbsp_split(w, s / C, s % C, &row), HLA_OK);
+  CU_ASSERT_EQUAL(hbsp_split(w, s % C, s / C, &col), HLA_OK);
+  CU_ASSERT_EQUAL(hbsp_size(row), C);
+  CU_ASSERT_EQUAL(hbsp_rank(row), s % C);
+  CU_ASSERT_EQUAL(hbsp_size(col), R);
+  CU_ASSERT_EQUAL(hbsp_rank(col), s / C);
+  if (P == 9) {
+    CU_ASSERT_EQUAL(C, 3);
+    CU_ASSERT_EQUAL(s / 3 * 3 + hbsp_rank(row), s); /* row r holds world ranks 3r, 3r+1, 3r+2 */
+  }
+  /* Each rank puts its world rank to every member of its row and of its column. */
+  int *inrow = calloc((size_t)C, sizeof(int)), *incol = calloc((size_t)R, sizeof(int));
+  hbsp_push_reg(row, inrow, (size_t)C * sizeof(int));
+  hbsp_push_reg(col, incol, (size_t)R * sizeof(int));
+  hbsp_sync(row);
+  hbsp_sync(col);
+  for (int t = 0; t < C; t++)
+    hbsp_put(row, t, &s, inrow, (size_t)hbsp_rank(row) * sizeof(int), sizeof(int));
+  for (int t = 0; t < R; t++)
+    hbsp_put(col, t, &s, incol, (size_t)hbsp_rank(col) * sizeof(int), sizeof(int));
+  CU_ASSERT_EQUAL(hbsp_sync(row), HLA_OK);
+  CU_ASSERT_EQUAL(hbsp_sync(col), HLA_OK);
+  int bad = 0;
+  for (int t = 0; t < C; t++) bad += inrow[t] != s / C * C + t;
+  for (int t = 0; t < R; t++) bad += incol[t] != t * C + s % C;
+  CU_ASSERT_EQUAL(bad, 0);
+  free(inrow), free(incol);
+  hbsp_free(&row), hbsp_free(&col);
+  /* Undefined colour: no child; key reverses the order. */
+  hbsp_env odd, rev;
+  CU_ASSERT_EQUAL(hbsp_split(w, s % 2 ? 0 : HBSP_UNDEFINED, 0, &odd), HLA_OK);
+  CU_ASSERT(s % 2 ? odd != NULL && hbsp_size(odd) == P / 2 : odd == NULL);
+  if (odd) hbsp_free(&odd);
+  CU_ASSERT_EQUAL(hbsp_reorder(w, P - s, &rev), HLA_OK);
+  CU_ASSERT_EQUAL(hbsp_rank(rev), P - 1 - s);
+  hbsp_free(&rev);
+  hbsp_free(&w);
+}
+
+/* A put issued in a child is not completed by a parent sync, only by the child's; and a put in
+ * the parent is not completed by the child's sync. */
+static void test_sync_scoping(void) {
+  hbsp_env w, half;
+  hbsp_init(MPI_COMM_WORLD, &w);
+  int P = hbsp_size(w), s = hbsp_rank(w);
+  hbsp_split(w, s < (P + 1) / 2 ? 0 : 1, s, &half);
+  int64_t a = -1, b = -1, v = 10 + s;
+  hbsp_push_reg(w, &a, sizeof a);
+  hbsp_push_reg(half, &b, sizeof b);
+  hbsp_sync(w);
+  hbsp_sync(half);
+  int hp = hbsp_size(half), hs = hbsp_rank(half);
+  hbsp_put(half, (hs + 1) % hp, &v, &b, 0, sizeof v);
+  hbsp_put(w, (s + 1) % P, &v, &a, 0, sizeof v);
+  CU_ASSERT_EQUAL(hbsp_sync(w), HLA_OK);
+  CU_ASSERT_EQUAL(b, -1); /* the child's put is still pending */
+  CU_ASSERT_NOT_EQUAL(a, -1);
+  a = -1;
+  hbsp_put(w, (s + 1) % P, &v, &a, 0, sizeof v);
+  CU_ASSERT_EQUAL(hbsp_sync(half), HLA_OK);
+  CU_ASSERT_NOT_EQUAL(b, -1); /* now it landed */
+  CU_ASSERT_EQUAL(a, -1);     /* the parent's is pending */
+  CU_ASSERT_EQUAL(hbsp_sync(w), HLA_OK);
+  CU_ASSERT_EQUAL(a, 10 + (s + P - 1) % P);
+  CU_ASSERT_EQUAL(hbsp_superstep(w), 3);
+  CU_ASSERT_EQUAL(hbsp_superstep(half), 2);
+  hbsp_free(&half);
+  hbsp_free(&w);
+}
+
+/* Disjoint children sync independently: child i syncs i+1 times, concurrently. */
+static void test_concurrent_subsets(void) {
+  hbsp_env w, grp;
+  hbsp_init(MPI_COMM_WORLD, &w);
+  int P = hbsp_size(w), s = hbsp_rank(w), G = P >= 3 ? 3 : P;
+  int color = s % G;
+  hbsp_split(w, color, s, &grp);
+  int n = hbsp_size(grp), r = hbsp_rank(grp);
+  int64_t acc = 0, v;
+  hbsp_push_reg(grp, &acc, sizeof acc);
+  hbsp_sync(grp);
+  for (int k = 0; k <= color; k++) {
+    v = acc + 1;
+    hbsp_put(grp, (r + 1) % n, &v, &acc, 0, sizeof v);
+    CU_ASSERT_EQUAL(hbsp_sync(grp), HLA_OK);
+  }
+  CU_ASSERT_EQUAL(acc, color + 1);
+  CU_ASSERT_EQUAL(hbsp_barrier(w), HLA_OK);
+  hbsp_free(&grp);
+  hbsp_free(&w);
+}
+
+/* A reordered twin has its own registrations, queues and syncs. */
+static void test_reorder_twin(void) {
+  hbsp_env w, t;
+  hbsp_init(MPI_COMM_WORLD, &w);
+  int P = hbsp_size(w), s = hbsp_rank(w);
+  hbsp_reorder(w, P - s, &t); /* reversed */
+  int64_t x = -1, y = -1, v = s;
+  hbsp_push_reg(w, &x, sizeof x); /* registered on w only */
+  hbsp_sync(w);
+  CU_ASSERT_EQUAL(hbsp_put(t, 0, &v, &x, 0, sizeof v), HLA_ERR_ARG); /* not registered on t */
+  hbsp_push_reg(t, &y, sizeof y);
+  hbsp_sync(t);
+  /* Rank 0 of t is world rank P-1. */
+  hbsp_put(t, 0, &v, &y, 0, sizeof v);
+  hbsp_put(w, 0, &v, &x, 0, sizeof v);
+  hbsp_sync(t);
+  CU_ASSERT_EQUAL(x, -1); /* w's put pending */
+  if (s == P - 1) CU_ASSERT(y >= 0 && y < P);
+  hbsp_sync(w);
+  if (s == 0) CU_ASSERT(x >= 0 && x < P);
+  hbsp_free(&w); /* the twin outlives its origin */
+  CU_ASSERT_EQUAL(hbsp_sync(t), HLA_OK);
+  hbsp_free(&t);
+}
+
+/* HLA_VIRTUAL_NODES=k cuts the ranks into k consecutive nodes whose sizes differ by at most one;
+ * without it, a node is a shared-memory domain (this whole machine). */
+static void test_node(void) {
+  hbsp_env w, node;
+  hbsp_init(MPI_COMM_WORLD, &w);
+  int P = hbsp_size(w), s = hbsp_rank(w);
+  unsetenv("HLA_VIRTUAL_NODES");
+  CU_ASSERT_EQUAL(hbsp_node(w, &node), HLA_OK);
+  CU_ASSERT_EQUAL(hbsp_size(node), P);
+  hbsp_free(&node);
+  for (int k = 1; k <= 4; k++) {
+    char v[8];
+    snprintf(v, sizeof v, "%d", k);
+    setenv("HLA_VIRTUAL_NODES", v, 1);
+    CU_ASSERT_EQUAL(hbsp_node(w, &node), HLA_OK);
+    int kk = k < P ? k : P, id = 0;
+    while (id + 1 < kk && (id + 1) * P / kk <= s) id++;
+    int first = id * P / kk, size = (id + 1) * P / kk - first;
+    CU_ASSERT_EQUAL(hbsp_size(node), size);
+    CU_ASSERT_EQUAL(hbsp_rank(node), s - first);
+    CU_ASSERT(size == P / kk || size == P / kk + 1);
+    hbsp_free(&node);
+  }
+  setenv("HLA_VIRTUAL_NODES", "zero", 1);
+  CU_ASSERT_EQUAL(hbsp_node(w, &node), HLA_ERR_ARG);
+  CU_ASSERT_PTR_NOT_NULL(strstr(hbsp_errmsg(w), "HLA_VIRTUAL_NODES"));
+  unsetenv("HLA_VIRTUAL_NODES");
+  hbsp_free(&w);
+}
+
+/* Ranks that disagree get HLA_ERR_STATE on every rank, with the same message, and no hang. */
+static void test_consistency_errors(void) {
+  hbsp_env w;
+  hbsp_init(MPI_COMM_WORLD, &w);
+  int P = hbsp_size(w), s = hbsp_rank(w);
+  if (P == 1) {
+    hbsp_free(&w);
+    return;
+  }
+  /* Different numbers of registrations. */
+  int64_t a, b;
+  hbsp_push_reg(w, &a, sizeof a);
+  if (s == 1) hbsp_push_reg(w, &b, sizeof b);
+  int rc = hbsp_sync(w);
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, rc == HLA_ERR_STATE));
+  CU_ASSERT_PTR_NOT_NULL(strstr(hbsp_errmsg(w), "registrations differ"));
+  /* Messages identical on every rank. */
+  char msg[512], m0[512];
+  snprintf(msg, sizeof msg, "%s", hbsp_errmsg(w));
+  memcpy(m0, msg, sizeof m0);
+  MPI_Bcast(m0, sizeof m0, MPI_CHAR, 0, MPI_COMM_WORLD);
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, strcmp(msg, m0) == 0));
+  /* The failed superstep was dropped everywhere: the environment is usable again. */
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, hbsp_sync(w) == HLA_OK));
+  /* Different tag sizes. */
+  size_t ts = s == 0 ? 4 : 8;
+  hbsp_set_tagsize(w, &ts);
+  rc = hbsp_sync(w);
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, rc == HLA_ERR_STATE));
+  ts = 0;
+  hbsp_set_tagsize(w, &ts);
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, hbsp_sync(w) == HLA_OK));
+  /* One rank frees while the others sync: everyone fails, nothing is freed. */
+  hbsp_env keep = w;
+  rc = s == 0 ? hbsp_free(&w) : hbsp_sync(w);
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, rc == HLA_ERR_STATE));
+  CU_ASSERT(w == keep);
+  CU_ASSERT_PTR_NOT_NULL(strstr(hbsp_errmsg(w), "hbsp_free"));
+  /* A barrier against a sync. */
+  rc = s == P - 1 ? hbsp_barrier(w) : hbsp_sync(w);
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, rc == HLA_ERR_STATE));
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, hbsp_free(&w) == HLA_OK));
+}
+
+/* Bad arguments to the environment calls agree on every rank. */
+static void test_env_bad_args(void) {
+  hbsp_env w, c = (hbsp_env)0x1;
+  CU_ASSERT_EQUAL(hbsp_init(MPI_COMM_WORLD, NULL), HLA_ERR_ARG);
+  CU_ASSERT_EQUAL(hbsp_init(MPI_COMM_NULL, &w), HLA_ERR_ARG);
+  hbsp_init(MPI_COMM_WORLD, &w);
+  int s = hbsp_rank(w);
+  int rc = hbsp_split(w, s == 0 ? -5 : 0, 0, &c);
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, rc == HLA_ERR_ARG));
+  CU_ASSERT_PTR_NOT_NULL(strstr(hbsp_errmsg(w), "colour -5"));
+  rc = hbsp_split(w, 0, 0, s == 0 ? NULL : &c);
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, rc == HLA_ERR_ARG));
+  CU_ASSERT_EQUAL(hbsp_size(NULL), -1);
+  CU_ASSERT_EQUAL(hbsp_rank(NULL), -1);
+  CU_ASSERT(hbsp_comm(NULL) == MPI_COMM_NULL);
+  hbsp_free(&w);
+}
+
+void hla_test_register(void) {
+  CU_pSuite s = CU_add_suite("bsp_env", NULL, NULL);
+  HT_ADD(s, test_split_rows_cols);
+  HT_ADD(s, test_sync_scoping);
+  HT_ADD(s, test_concurrent_subsets);
+  HT_ADD(s, test_reorder_twin);
+  HT_ADD(s, test_node);
+  HT_ADD(s, test_consistency_errors);
+  HT_ADD(s, test_env_bad_args);
+}
