@@ -355,19 +355,25 @@ static void test_bad_args(void) {
 static void test_remote_bounds(void) {
   hbsp_env e = world();
   int P = hbsp_size(e), s = hbsp_rank(e);
-  int64_t *x = calloc(4, sizeof *x), y = 7;
-  size_t mine = s == 0 ? sizeof(int64_t) : 4 * sizeof(int64_t);
+  enum { N = 8192 }; /* 64 KiB: large enough for the separate zero-copy payload path */
+  int64_t *x = calloc(N, sizeof *x), *y = malloc(N * sizeof *y);
+  for (int i = 0; i < N; i++) y[i] = i + 1;
+  size_t mine = s == 0 ? sizeof(int64_t) : N * sizeof(int64_t);
   hbsp_push_reg(e, x, mine);
   hbsp_sync(e);
-  if (s == P - 1) hbsp_put(e, 0, &y, x, 2 * sizeof y, sizeof y); /* fits here, not on rank 0 */
+  if (s == P - 1) {
+    /* Both fit here but not on rank 0: a small put and a large one. */
+    hbsp_put(e, 0, y, x, 2 * sizeof *y, sizeof *y);
+    hbsp_put(e, 0, y, x, 8 * sizeof *y, (N / 2) * sizeof *y);
+  }
   int rc = hbsp_sync(e);
   CU_ASSERT_EQUAL(rc, HLA_OK);
-  CU_ASSERT_EQUAL(x[2], 0);
+  if (s == 0) CU_ASSERT(x[0] == 0 && x[2] == 0 && x[8] == 0); /* nothing written past the area */
   rc = hbsp_sync(e);
-  CU_ASSERT(ht_all(MPI_COMM_WORLD,
-                   rc == (P > 1 ? HLA_ERR_ARG : HLA_OK))); /* P = 1: refused at the call */
-  CU_ASSERT_EQUAL(hbsp_sync(e), HLA_OK);                   /* reported once */
-  free(x);
+  /* P = 1: refused at the call, so nothing to report. */
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, rc == (P > 1 ? HLA_ERR_ARG : HLA_OK)));
+  CU_ASSERT_EQUAL(hbsp_sync(e), HLA_OK); /* reported once */
+  free(x), free(y);
   hbsp_free(&e);
 }
 

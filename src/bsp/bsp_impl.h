@@ -32,16 +32,21 @@ typedef struct {
 
 /* Per-peer outgoing state of one superstep. */
 typedef struct {
-  hla_buf stream; /* records: get requests, puts with payload, hpput headers, sends */
-  hla_buf hp;     /* hbsp_hpiece[]: hpput sources, sent zero-copy at the sync */
+  hla_buf stream; /* records: get requests, small puts with payload, large-put headers, sends */
+  hla_buf hp;     /* hbsp_hpiece[]: payloads of large puts and hpputs, sent apart at the sync */
   size_t hp_bytes;
-  hla_buf gets; /* hbsp_getdst[]: where this peer's get replies go, in request order */
+  hla_buf large; /* copies of large buffered puts (hp pieces refer to them by offset) */
+  hla_buf gets;  /* hbsp_getdst[]: where this peer's get replies go, in request order */
   size_t get_bytes;
 } hbsp_peer;
 
+/* One payload travelling in the separate "hp" message: from user memory (hpput), or from the
+ * peer's `large` buffer at offset `off` (a large put, copied at call time). */
 typedef struct {
   const void *src;
+  size_t off;
   size_t bytes;
+  int buffered;
 } hbsp_hpiece;
 
 typedef struct {
@@ -83,12 +88,14 @@ struct hbsp_env_s {
   int npeer_active;   /* peers with anything queued (to skip the scan when 0) */
   int deferred_error; /* a remote put/get this rank served went outside a registration */
   hla_buf xcount;     /* count exchange send and receive arrays */
-  hla_buf rbuf;       /* incoming streams and hpput payloads; the inbox points into it */
+  hla_buf rbuf;       /* incoming streams; the inbox points into it */
+  hla_buf rpieces;    /* hbsp_hpiece[]: where incoming hp payloads land (destination areas) */
+  hla_buf junk;       /* landing place for hp payloads whose destination is invalid */
   hla_buf reply;      /* outgoing get replies */
   hla_buf greply;     /* incoming get replies */
   hla_buf reqs;       /* MPI_Request[] */
   hla_buf offs;       /* per-peer offsets into rbuf/reply */
-  hla_buf types;      /* MPI_Datatype[] made for hpput payloads, freed at the end of the sync */
+  hla_buf types;      /* MPI_Datatype[] made for hp payloads, freed at the end of the sync */
 
   hbsp_coll_cache *coll; /* cached group environments for two-level collectives */
   hbsp_prof *prof;       /* NULL when the profiler is off */

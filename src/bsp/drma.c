@@ -3,9 +3,32 @@
  * Requests are appended to the destination's stream (src/bsp/sync.h) and carried out at the next
  * hbsp_sync. Bounds are checked here against this rank's own registration of the variable when it
  * has a size (the usual, symmetric case); the rank that serves the request checks again against
- * its own registration, and a violation found there is reported by the next sync on every rank. */
+ * its own registration, and a violation found there is reported by the next sync on every rank.
+ *
+ * Payloads of at least HBSP_LARGE bytes (and every hpput) travel apart from the stream, in one
+ * message per peer that the receiver lands straight in the destination areas through an MPI
+ * datatype: a large put is copied once (at the call), an hpput not at all. */
 #include <string.h>
 #include "bsp/sync.h"
+
+#define HBSP_LARGE ((size_t)16384)
+
+/* Queue a payload for the separate hp message to dst (reserving first, so that a failure leaves
+ * nothing half-queued). src != NULL: user memory sent at the sync (hpput); else copied now. */
+static int queue_hp(hbsp_env env, int dst, int slot, size_t offset, const void *user,
+                    const void *copy, size_t bytes) {
+  hbsp_peer *p = &env->peer[dst];
+  if (hla_buf_reserve(&p->hp, sizeof(hbsp_hpiece)) != HLA_OK ||
+      (copy && hla_buf_reserve(&p->large, bytes) != HLA_OK))
+    return HBSP_FAIL(env, HLA_ERR_NOMEM, "out of memory queueing %zu bytes for rank %d", bytes,
+                     dst);
+  HLA_CALL(hbsp_stream_add(env, dst, (hbsp_rec){HBSP_REC_HPPUT, slot, offset, bytes}, 0, NULL));
+  hbsp_hpiece piece = {user, p->large.n, bytes, copy != NULL};
+  if (copy) hla_buf_append(&p->large, copy, bytes);
+  hla_buf_append(&p->hp, &piece, sizeof piece);
+  p->hp_bytes += bytes;
+  return HLA_OK;
+}
 
 int hbsp_stream_add(hbsp_env env, int dst, hbsp_rec rec, size_t extra, char **data) {
   hla_buf *b = &env->peer[dst].stream;
@@ -43,9 +66,12 @@ int hbsp_put(hbsp_env env, int dst, const void *src, void *dst_base, size_t offs
   int slot;
   HLA_CALL(check_drma(env, "hbsp_put", dst, src, dst_base, offset, bytes, &slot));
   if (bytes == 0) return HLA_OK;
+  /* Buffered: the caller may change src at once. */
+  if (bytes >= HBSP_LARGE && dst != env->rank)
+    return queue_hp(env, dst, slot, offset, NULL, src, bytes);
   char *data;
   HLA_CALL(hbsp_stream_add(env, dst, (hbsp_rec){HBSP_REC_PUT, slot, offset, bytes}, bytes, &data));
-  memcpy(data, src, bytes); /* buffered: the caller may change src at once */
+  memcpy(data, src, bytes);
   return HLA_OK;
 }
 
@@ -55,17 +81,7 @@ int hbsp_hpput(hbsp_env env, int dst, const void *src, void *dst_base, size_t of
   int slot;
   HLA_CALL(check_drma(env, "hbsp_hpput", dst, src, dst_base, offset, bytes, &slot));
   if (bytes == 0) return HLA_OK;
-  hbsp_peer *p = &env->peer[dst];
-  if (dst != env->rank) {
-    /* Reserve the piece first, so that a failure leaves nothing half-queued. */
-    if (hla_buf_reserve(&p->hp, sizeof(hbsp_hpiece)) != HLA_OK)
-      return HBSP_FAIL(env, HLA_ERR_NOMEM, "hbsp_hpput: out of memory");
-    HLA_CALL(hbsp_stream_add(env, dst, (hbsp_rec){HBSP_REC_HPPUT, slot, offset, bytes}, 0, NULL));
-    hbsp_hpiece piece = {src, bytes};
-    hla_buf_append(&p->hp, &piece, sizeof piece);
-    p->hp_bytes += bytes;
-    return HLA_OK;
-  }
+  if (dst != env->rank) return queue_hp(env, dst, slot, offset, src, NULL, bytes);
   /* To itself an hpput is a put: the sync copies it at once. */
   char *data;
   HLA_CALL(hbsp_stream_add(env, dst, (hbsp_rec){HBSP_REC_PUT, slot, offset, bytes}, bytes, &data));

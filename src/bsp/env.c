@@ -80,11 +80,12 @@ void hbsp_env_destroy(hbsp_env e) {
     hla_buf_free(&e->peer[p].stream);
     hla_buf_free(&e->peer[p].hp);
     hla_buf_free(&e->peer[p].gets);
+    hla_buf_free(&e->peer[p].large);
   }
   free(e->peer);
   free(e->reg);
-  hla_buf *bufs[] = {&e->regops, &e->inbox, &e->xcount, &e->rbuf, &e->reply,
-                     &e->greply, &e->reqs,  &e->offs,   &e->types};
+  hla_buf *bufs[] = {&e->regops, &e->inbox,  &e->xcount, &e->rbuf, &e->rpieces, &e->junk,
+                     &e->reply,  &e->greply, &e->reqs,   &e->offs, &e->types};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) hla_buf_free(bufs[i]);
   free(e);
 }

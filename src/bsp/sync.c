@@ -39,7 +39,7 @@ static const char *state_name(int64_t s) {
 static void clear_requests(hbsp_env env) {
   for (int p = 0; p < env->P; p++) {
     hbsp_peer *q = &env->peer[p];
-    q->stream.n = q->hp.n = q->gets.n = 0;
+    q->stream.n = q->hp.n = q->gets.n = q->large.n = 0;
     q->hp_bytes = q->get_bytes = 0;
   }
   env->regops.n = 0;
@@ -131,56 +131,58 @@ static int post(hbsp_env env, int send, char *buf, size_t n, int peer, int tag) 
   return HLA_OK;
 }
 
-/* Send the hpput pieces for peer straight from user memory, chunk by chunk of the concatenation. */
-static int post_hp(hbsp_env env, int peer) {
-  hbsp_peer *q = &env->peer[peer];
-  const hbsp_hpiece *pc = (const hbsp_hpiece *)q->hp.p;
+/* Send (or receive) the concatenation of pieces, total bytes, to (from) peer: one message per
+ * HBSP_CHUNK of the concatenation, each described by an hindexed datatype over the pieces, so that
+ * nothing is copied. Buffered pieces are at base + off. */
+static int post_pieces(hbsp_env env, int send, const hbsp_hpiece *pc, size_t total,
+                       const char *base, int peer) {
   size_t i = 0, inpiece = 0;
-  for (size_t off = 0; off < q->hp_bytes; off += HBSP_CHUNK) {
-    size_t len = q->hp_bytes - off < HBSP_CHUNK ? q->hp_bytes - off : HBSP_CHUNK;
-    /* Blocks of this chunk: at most (pieces) + 1. */
-    int nb = 0, cap = 16;
+  for (size_t off = 0; off < total; off += HBSP_CHUNK) {
+    size_t len = total - off < HBSP_CHUNK ? total - off : HBSP_CHUNK;
+    int nb = 0, cap = 16, rc = HLA_OK;
     int *bl = malloc((size_t)cap * sizeof *bl);
     MPI_Aint *dp = malloc((size_t)cap * sizeof *dp);
-    if (!bl || !dp) {
-      free(bl);
-      free(dp);
-      return HBSP_FAIL(env, HLA_ERR_NOMEM, "sync: out of memory");
-    }
-    for (size_t left = len; left > 0;) {
+    for (size_t left = len; left > 0 && bl && dp;) {
+      if (pc[i].bytes == 0) { /* empty pieces take no block */
+        i++;
+        continue;
+      }
       size_t take = pc[i].bytes - inpiece < left ? pc[i].bytes - inpiece : left;
       if (nb == cap) {
         cap *= 2;
         int *nbl = realloc(bl, (size_t)cap * sizeof *bl);
         MPI_Aint *ndp = realloc(dp, (size_t)cap * sizeof *dp);
-        if (nbl) bl = nbl;
-        if (ndp) dp = ndp;
-        if (!nbl || !ndp) {
-          free(bl);
-          free(dp);
-          return HBSP_FAIL(env, HLA_ERR_NOMEM, "sync: out of memory");
-        }
+        bl = nbl ? nbl : bl;
+        dp = ndp ? ndp : dp;
+        if (!nbl || !ndp) break;
       }
-      MPI_Get_address((const char *)pc[i].src + inpiece, &dp[nb]);
+      const char *at = pc[i].buffered ? base + pc[i].off : (const char *)pc[i].src;
+      MPI_Get_address(at + inpiece, &dp[nb]);
       bl[nb++] = (int)take;
       left -= take;
       inpiece += take;
       if (inpiece == pc[i].bytes) i++, inpiece = 0;
     }
     MPI_Datatype t;
-    int e = MPI_Type_create_hindexed(nb, bl, dp, MPI_BYTE, &t);
+    if (!bl || !dp || nb == cap)
+      rc = HBSP_FAIL(env, HLA_ERR_NOMEM, "sync: out of memory");
+    else if (MPI_Type_create_hindexed(nb, bl, dp, MPI_BYTE, &t) != MPI_SUCCESS ||
+             MPI_Type_commit(&t) != MPI_SUCCESS)
+      rc = HBSP_FAIL(env, HLA_ERR_MPI, "sync: cannot build a payload datatype");
     free(bl);
     free(dp);
-    if (e != MPI_SUCCESS || MPI_Type_commit(&t) != MPI_SUCCESS)
-      return HBSP_FAIL(env, HLA_ERR_MPI, "sync: cannot build the hpput datatype");
+    HLA_CALL(rc);
     if (!hla_buf_append(&env->types, &t, sizeof t)) {
       MPI_Type_free(&t);
       return HBSP_FAIL(env, HLA_ERR_NOMEM, "sync: out of memory");
     }
     MPI_Request *r = hla_buf_append(&env->reqs, NULL, sizeof *r);
     if (!r) return HBSP_FAIL(env, HLA_ERR_NOMEM, "sync: out of memory");
-    HBSP_MPI(env, MPI_Isend(MPI_BOTTOM, 1, t, peer, HBSP_TAG_HP, env->comm, r));
-    hbsp_prof_msg(env, peer, len, 1);
+    if (send)
+      HBSP_MPI(env, MPI_Isend(MPI_BOTTOM, 1, t, peer, HBSP_TAG_HP, env->comm, r));
+    else
+      HBSP_MPI(env, MPI_Irecv(MPI_BOTTOM, 1, t, peer, HBSP_TAG_HP, env->comm, r));
+    hbsp_prof_msg(env, peer, len, send);
   }
   return HLA_OK;
 }
@@ -226,21 +228,55 @@ static int serve_gets(hbsp_env env, const char *st, size_t n, char *out, size_t 
   return HLA_OK;
 }
 
-/* Step 3b: land the puts and hpputs of a stream, and queue its messages in the inbox. */
-static int deliver(hbsp_env env, const char *st, size_t n, const char *hp) {
+/* Step 3b: post the receives of the large payloads from source s straight into their
+ * destinations (an invalid destination lands in env->junk at *junk_at and is reported later). */
+static int post_large(hbsp_env env, int s, const char *st, size_t n, size_t total,
+                      size_t *junk_at) {
+  env->rpieces.n = 0;
+  for (size_t pos = 0; pos < n;) {
+    const hbsp_rec *rec = (const hbsp_rec *)(st + pos);
+    pos += sizeof *rec;
+    if (rec->kind == HBSP_REC_PUT) pos += hbsp_pad8(rec->bytes);
+    if (rec->kind == HBSP_REC_SEND) pos += hbsp_pad8(rec->offset + rec->bytes);
+    if (rec->kind != HBSP_REC_HPPUT) continue;
+    char *area = reg_area(env, rec->slot, rec->offset, rec->bytes);
+    if (!area) {
+      area = env->junk.p + *junk_at;
+      *junk_at += rec->bytes;
+      env->deferred_error = HLA_ERR_ARG;
+    }
+    hbsp_hpiece piece = {area, 0, rec->bytes, 0};
+    if (!hla_buf_append(&env->rpieces, &piece, sizeof piece))
+      return HBSP_FAIL(env, HLA_ERR_NOMEM, "sync: out of memory");
+  }
+  return post_pieces(env, 0, (const hbsp_hpiece *)env->rpieces.p, total, NULL, s);
+}
+
+/* Bytes of large payloads in a stream whose destination is invalid here. */
+static size_t junk_bytes(hbsp_env env, const char *st, size_t n) {
+  size_t junk = 0;
+  for (size_t pos = 0; pos < n;) {
+    const hbsp_rec *rec = (const hbsp_rec *)(st + pos);
+    pos += sizeof *rec;
+    if (rec->kind == HBSP_REC_PUT) pos += hbsp_pad8(rec->bytes);
+    if (rec->kind == HBSP_REC_SEND) pos += hbsp_pad8(rec->offset + rec->bytes);
+    if (rec->kind == HBSP_REC_HPPUT && !reg_area(env, rec->slot, rec->offset, rec->bytes))
+      junk += rec->bytes;
+  }
+  return junk;
+}
+
+/* Step 3c: land the small puts of a stream and queue its messages in the inbox. */
+static int deliver(hbsp_env env, const char *st, size_t n) {
   for (size_t pos = 0; pos < n;) {
     const hbsp_rec *rec = (const hbsp_rec *)(st + pos);
     const char *data = st + pos + sizeof *rec;
     pos += sizeof *rec;
-    if (rec->kind == HBSP_REC_PUT || rec->kind == HBSP_REC_HPPUT) {
-      const char *src = data;
-      if (rec->kind == HBSP_REC_PUT)
-        pos += hbsp_pad8(rec->bytes);
-      else
-        src = hp, hp += rec->bytes;
+    if (rec->kind == HBSP_REC_PUT) {
+      pos += hbsp_pad8(rec->bytes);
       char *area = reg_area(env, rec->slot, rec->offset, rec->bytes);
       if (area)
-        memcpy(area, src, rec->bytes);
+        memcpy(area, data, rec->bytes);
       else
         env->deferred_error = HLA_ERR_ARG;
     } else if (rec->kind == HBSP_REC_SEND) {
@@ -259,7 +295,9 @@ static int post_streams(hbsp_env env) {
   for (int k = 1; k < env->P; k++) {
     int d = (env->rank + k) % env->P;
     HLA_CALL(post(env, 1, env->peer[d].stream.p, env->peer[d].stream.n, d, HBSP_TAG_STREAM));
-    if (env->peer[d].hp_bytes) HLA_CALL(post_hp(env, d));
+    const hbsp_peer *q = &env->peer[d];
+    if (q->hp_bytes)
+      HLA_CALL(post_pieces(env, 1, (const hbsp_hpiece *)q->hp.p, q->hp_bytes, q->large.p, d));
   }
   return HLA_OK;
 }
@@ -324,16 +362,14 @@ static int do_sync(hbsp_env env) {
     return rc;
   }
 
-  /* Offsets, per peer: soff/hoff into rbuf (its stream, its hpput payloads), roff into greply
-   * (its replies to this rank's gets), qoff into reply (this rank's replies to its gets). */
-  if (hla_buf_reserve(&env->offs, 4 * (size_t)P * sizeof(size_t)) != HLA_OK) return drain(env, xin);
-  size_t *soff = (size_t *)env->offs.p, *hoff = soff + P, *roff = soff + 2 * P,
-         *qoff = soff + 3 * P;
+  /* Offsets, per peer: soff into rbuf (its stream), roff into greply (its replies to this rank's
+   * gets), qoff into reply (this rank's replies to its gets). */
+  if (hla_buf_reserve(&env->offs, 3 * (size_t)P * sizeof(size_t)) != HLA_OK) return drain(env, xin);
+  size_t *soff = (size_t *)env->offs.p, *roff = soff + P, *qoff = soff + 2 * P;
   size_t nr = 0, ng = 0, nq = 0;
   for (int s = 0; s < P; s++) {
     uint64_t st = s == me ? env->peer[me].stream.n : xin[s].stream;
     soff[s] = nr, nr += hbsp_pad8(st);
-    hoff[s] = nr, nr += hbsp_pad8(xin[s].hp);
     roff[s] = ng, ng += env->peer[s].get_bytes;
     qoff[s] = nq, nq += xin[s].get;
   }
@@ -349,7 +385,6 @@ static int do_sync(hbsp_env env) {
   for (int k = 1; k < P; k++) {
     int s = (me + k) % P;
     HLA_CALL(post(env, 0, env->rbuf.p + soff[s], xin[s].stream, s, HBSP_TAG_STREAM));
-    HLA_CALL(post(env, 0, env->rbuf.p + hoff[s], xin[s].hp, s, HBSP_TAG_HP));
   }
   int nrecv = (int)(env->reqs.n / sizeof(MPI_Request));
   for (int k = 1; k < P; k++) {
@@ -373,10 +408,23 @@ static int do_sync(hbsp_env env) {
     int s = (me + k) % P;
     HLA_CALL(post(env, 1, env->reply.p + qoff[s], xin[s].get, s, HBSP_TAG_REPLY));
   }
+  size_t junk = 0, junk_at = 0;
+  for (int k = 1; k < P; k++) {
+    int s = (me + k) % P;
+    if (xin[s].hp) junk += junk_bytes(env, env->rbuf.p + soff[s], xin[s].stream);
+  }
+  env->junk.n = 0;
+  if (hla_buf_reserve(&env->junk, junk) != HLA_OK)
+    return HBSP_FAIL(env, HLA_ERR_NOMEM, "sync: out of memory");
+  for (int k = 1; k < P; k++) {
+    int s = (me + k) % P;
+    if (xin[s].hp)
+      HLA_CALL(post_large(env, s, env->rbuf.p + soff[s], xin[s].stream, xin[s].hp, &junk_at));
+  }
   for (int k = 0; k < P; k++) {
     int s = (me + k) % P;
     size_t st = s == me ? env->peer[me].stream.n : xin[s].stream;
-    HLA_CALL(deliver(env, env->rbuf.p + soff[s], st, env->rbuf.p + hoff[s]));
+    HLA_CALL(deliver(env, env->rbuf.p + soff[s], st));
   }
   HLA_CALL(wait_all(env));
   for (int d = 0; d < P; d++) {
