@@ -4,5 +4,6 @@
 
 #include "hla/error.h"
 #include "hla/bsp.h"
+#include "hla/dist.h"
 
 #endif

@@ -1,0 +1,34 @@
+/* hla — private definitions of grids and distributed matrices (src/dist only). */
+#ifndef HLA_DIST_IMPL_H
+#define HLA_DIST_IMPL_H
+
+#include <stdint.h>
+#include "hla/dist.h"
+#include "bsp/bsp_impl.h"
+
+struct hgrid_s {
+  hbsp_env parent; /* the caller's environment (borrowed, not freed) */
+  hbsp_env all;    /* own twin of parent, same rank order: rank = myrow N + mycol */
+  hbsp_env row, col, node, cross;
+  int M, N, myrow, mycol;
+  int nnodes, node_size, node_rank;
+  int threads; /* BLAS/OpenMP threads per rank set by the policy */
+  int nmat;    /* live matrices on this grid (hgrid_free refuses while > 0) */
+};
+
+struct hmat_s {
+  hgrid g;
+  int64_t m, n;
+  int mb, nb;
+  int64_t mloc, nloc, lld;
+  double *data; /* lld x nloc, column-major; never NULL (one spare word when empty) */
+};
+
+/* Collective over env: *same = 1 on every rank iff v[0..k) is equal on every rank (k <= 8).
+ * One allreduce. */
+int hdist_check_same(hbsp_env env, const int64_t *v, int k, int *same);
+
+/* Allocate max(count, 1) doubles, 64-byte aligned, zeroed; NULL only on failure. */
+double *hdist_alloc(int64_t count);
+
+#endif

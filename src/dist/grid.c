@@ -1,0 +1,189 @@
+/* hla — process grids: an M x N arrangement of an environment's ranks with row, column, node and
+ * cross-node environments (HPL's grid, with BSP environments instead of communicators). */
+#include <stdlib.h>
+#include <string.h>
+#include "dist/dist_impl.h"
+#include "kernels/kernels.h"
+
+int hdist_check_same(hbsp_env env, const int64_t *v, int k, int *same) {
+  int64_t buf[16], out[16];
+  if (k > 8) return HBSP_FAIL(env, HLA_ERR_INTERNAL, "hdist_check_same: k = %d > 8", k);
+  /* max(v) and max(-v) = -min(v) in one reduction */
+  for (int i = 0; i < k; i++) buf[i] = v[i], buf[k + i] = -v[i];
+  HLA_CALL(hbsp_allreduce(env, buf, out, (size_t)(2 * k), HBSP_INT64, HBSP_MAX, NULL));
+  *same = 1;
+  for (int i = 0; i < k; i++)
+    if (out[i] != -out[k + i]) *same = 0;
+  return HLA_OK;
+}
+
+double *hdist_alloc(int64_t count) {
+  if (count < 1) count = 1;
+  if ((uint64_t)count > SIZE_MAX / sizeof(double)) return NULL;
+  size_t bytes = (size_t)count * sizeof(double);
+  bytes = (bytes + 63) & ~(size_t)63; /* aligned_alloc wants a multiple of the alignment */
+  double *p = aligned_alloc(64, bytes);
+  if (p != NULL) memset(p, 0, bytes);
+  return p;
+}
+
+/* The most square M x N = P with M <= N. */
+static void auto_shape(int P, int *M, int *N) {
+  int m = 1;
+  for (int d = 1; (int64_t)d * d <= P; d++)
+    if (P % d == 0) m = d;
+  *M = m;
+  *N = P / m;
+}
+
+/* Free whatever part of the grid exists. Collective over g->all (every environment of a grid has
+ * been made by all its ranks or by none). Returns the first error. */
+static int grid_destroy(hgrid g) {
+  int code = HLA_OK, e;
+  hbsp_env *envs[] = {&g->cross, &g->node, &g->col, &g->row, &g->all};
+  for (size_t i = 0; i < sizeof envs / sizeof envs[0]; i++) {
+    if (*envs[i] == NULL) continue;
+    e = hbsp_free(envs[i]);
+    if (code == HLA_OK) code = e;
+  }
+  free(g);
+  return code;
+}
+
+/* The part of hgrid_create after validation: environments, node level, thread policy. */
+static int grid_build(hgrid g, hbsp_env env) {
+  int rank = hbsp_rank(env);
+  HLA_CALL(hbsp_reorder(env, rank, &g->all)); /* own traffic, same order */
+  HLA_CALL(hbsp_split(g->all, g->myrow, g->mycol, &g->row));
+  HLA_CALL(hbsp_split(g->all, g->mycol, g->myrow, &g->col));
+  HLA_CALL(hbsp_node(g->all, &g->node));
+  g->node_size = hbsp_size(g->node);
+  g->node_rank = hbsp_rank(g->node);
+  HLA_CALL(hbsp_split(g->all, g->node_rank, rank, &g->cross));
+  int leader = g->node_rank == 0, nnodes = 0;
+  HLA_CALL(hbsp_allreduce(g->all, &leader, &nnodes, 1, HBSP_INT, HBSP_SUM, NULL));
+  g->nnodes = nnodes;
+
+  /* The thread policy needs the ranks that really share this node's cores, which virtual nodes
+   * (HLA_VIRTUAL_NODES) do not tell. */
+  MPI_Comm shm = MPI_COMM_NULL;
+  int e = MPI_Comm_split_type(hbsp_comm(g->all), MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shm);
+  int code = HLA_OK, shm_size = 1;
+  if (e != MPI_SUCCESS)
+    code = HBSP_FAIL(g->all, HLA_ERR_MPI, "hgrid_create: MPI_Comm_split_type failed (%d)", e);
+  else {
+    MPI_Comm_size(shm, &shm_size);
+    MPI_Comm_free(&shm);
+  }
+  HLA_CALL(hbsp_agree(g->all, code));
+  return hkern_threads_apply(shm_size, &g->threads);
+}
+
+int hgrid_create(hbsp_env env, int M, int N, hgrid *gout) {
+  if (env == NULL) return HLA_ERR_ARG;
+  int P = hbsp_size(env), rank = hbsp_rank(env), code = HLA_OK;
+  int64_t shape[2] = {M, N};
+  int same;
+  HLA_CALL(hdist_check_same(env, shape, 2, &same));
+  if (!same)
+    code = HBSP_FAIL(env, HLA_ERR_ARG, "hgrid_create: M and N differ between ranks");
+  else if (M < 0 || N < 0)
+    code = HBSP_FAIL(env, HLA_ERR_ARG, "hgrid_create: negative shape %d x %d", M, N);
+  else if (M == 0 && N == 0)
+    auto_shape(P, &M, &N);
+  else if ((int64_t)M * N != P)
+    code = HBSP_FAIL(env, HLA_ERR_ARG, "hgrid_create: %d x %d grid over %d ranks", M, N, P);
+  if (code == HLA_OK && gout == NULL) code = HBSP_FAIL(env, HLA_ERR_ARG, "hgrid_create: g is NULL");
+  hgrid g = NULL;
+  if (code == HLA_OK && (g = calloc(1, sizeof *g)) == NULL)
+    code = HBSP_FAIL(env, HLA_ERR_NOMEM, "hgrid_create: out of memory");
+  code = hbsp_agree(env, code);
+  if (code != HLA_OK) {
+    free(g);
+    HLA_CALL(code);
+  }
+  g->parent = env;
+  g->M = M, g->N = N;
+  g->myrow = rank / N, g->mycol = rank % N; /* row-major */
+  code = grid_build(g, env);
+  if (code != HLA_OK) {
+    /* Every step above is collective with agreed errors, so all ranks stop at the same step and
+     * can free together what exists. */
+    if (g->all != NULL) HBSP_FAIL(env, code, "hgrid_create: %s", hbsp_errmsg(g->all));
+    grid_destroy(g);
+    HLA_CALL(code);
+  }
+  *gout = g;
+  return HLA_OK;
+}
+
+int hgrid_free(hgrid *gp) {
+  if (gp == NULL || *gp == NULL) return HLA_ERR_ARG;
+  hgrid g = *gp;
+  int code = HLA_OK;
+  if (g->nmat > 0)
+    code = HBSP_FAIL(g->all, HLA_ERR_STATE, "hgrid_free: %d matrices still on the grid", g->nmat);
+  HLA_CALL(hbsp_agree(g->all, code));
+  *gp = NULL;
+  HLA_CALL(grid_destroy(g));
+  return HLA_OK;
+}
+
+int hgrid_shape(hgrid g, int *M, int *N, int *myrow, int *mycol) {
+  if (g == NULL) return HLA_ERR_ARG;
+  if (M) *M = g->M;
+  if (N) *N = g->N;
+  if (myrow) *myrow = g->myrow;
+  if (mycol) *mycol = g->mycol;
+  return HLA_OK;
+}
+
+int hgrid_env(hgrid g, hgrid_level level, hbsp_env *env) {
+  if (g == NULL || env == NULL) return HLA_ERR_ARG;
+  switch (level) {
+  case HGRID_ALL:
+    *env = g->all;
+    return HLA_OK;
+  case HGRID_ROW:
+    *env = g->row;
+    return HLA_OK;
+  case HGRID_COL:
+    *env = g->col;
+    return HLA_OK;
+  case HGRID_NODE:
+    *env = g->node;
+    return HLA_OK;
+  case HGRID_CROSS:
+    *env = g->cross;
+    return HLA_OK;
+  }
+  return HLA_ERR_ARG;
+}
+
+int hgrid_rank(hgrid g, int prow, int pcol) {
+  if (g == NULL || prow < 0 || prow >= g->M || pcol < 0 || pcol >= g->N) return -1;
+  return prow * g->N + pcol;
+}
+
+int hgrid_coords(hgrid g, int rank, int *prow, int *pcol) {
+  if (g == NULL || rank < 0 || rank >= g->M * g->N) return HLA_ERR_ARG;
+  if (prow) *prow = rank / g->N;
+  if (pcol) *pcol = rank % g->N;
+  return HLA_OK;
+}
+
+int hgrid_nodes(hgrid g, int *nnodes, int *node_size, int *node_rank) {
+  if (g == NULL) return HLA_ERR_ARG;
+  if (nnodes) *nnodes = g->nnodes;
+  if (node_size) *node_size = g->node_size;
+  if (node_rank) *node_rank = g->node_rank;
+  return HLA_OK;
+}
+
+int hgrid_threads(hgrid g) {
+  return g ? g->threads : -1;
+}
+
+const char *hgrid_errmsg(hgrid g) {
+  return g ? hbsp_errmsg(g->all) : "";
+}

@@ -1,0 +1,330 @@
+/* hla — block-cyclic distributed matrices: creation, index maps, local fill, norms. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dist/dist_impl.h"
+#include "kernels/kernels.h"
+
+/* ---------------------------------------------------------------- index maps (ScaLAPACK's) */
+
+int64_t hmat_numroc(int64_t n, int64_t nb, int iproc, int nprocs) {
+  if (n <= 0 || nb <= 0 || nprocs <= 0 || iproc < 0 || iproc >= nprocs) return 0;
+  int64_t nblocks = n / nb;
+  int64_t num = (nblocks / nprocs) * nb, extra = nblocks % nprocs;
+  if (iproc < extra)
+    num += nb;
+  else if (iproc == extra)
+    num += n % nb; /* the last, partial block */
+  return num;
+}
+
+int64_t hmat_idx_l2g(int64_t iloc, int64_t nb, int iproc, int nprocs) {
+  return ((iloc / nb) * nprocs + iproc) * nb + iloc % nb;
+}
+
+int64_t hmat_idx_g2l(int64_t i, int64_t nb, int nprocs) {
+  return (i / (nb * nprocs)) * nb + i % nb;
+}
+
+int hmat_idx_owner(int64_t i, int64_t nb, int nprocs) {
+  return (int)((i / nb) % nprocs);
+}
+
+/* ---------------------------------------------------------------- create / free */
+
+int hmat_create(hgrid g, int64_t m, int64_t n, int mb, int nb, hmat *Aout) {
+  if (g == NULL) return HLA_ERR_ARG;
+  int code = HLA_OK, same;
+  int64_t v[4] = {m, n, mb, nb};
+  HLA_CALL(hdist_check_same(g->all, v, 4, &same));
+  if (!same)
+    code = HBSP_FAIL(g->all, HLA_ERR_ARG, "hmat_create: m, n, mb, nb differ between ranks");
+  else if (m < 0 || n < 0 || mb < 0 || nb < 0)
+    code =
+        HBSP_FAIL(g->all, HLA_ERR_ARG, "hmat_create: negative size (m %lld, n %lld, mb %d, nb %d)",
+                  (long long)m, (long long)n, mb, nb);
+  else if (Aout == NULL)
+    code = HBSP_FAIL(g->all, HLA_ERR_ARG, "hmat_create: A is NULL");
+  if (code == HLA_OK && mb == 0 && nb == 0) {
+    int64_t big = m > n ? m : n;
+    mb = nb = (int)(big < 1 ? 1 : big < HMAT_DEFAULT_BLOCK ? big : HMAT_DEFAULT_BLOCK);
+  } else if (mb == 0) {
+    mb = nb;
+  } else if (nb == 0) {
+    nb = mb;
+  }
+  hmat A = NULL;
+  if (code == HLA_OK) {
+    A = calloc(1, sizeof *A);
+    if (A != NULL) {
+      A->g = g, A->m = m, A->n = n, A->mb = mb, A->nb = nb;
+      A->mloc = hmat_numroc(m, mb, g->myrow, g->M);
+      A->nloc = hmat_numroc(n, nb, g->mycol, g->N);
+      A->lld = A->mloc > 1 ? A->mloc : 1;
+      if (A->nloc > 0 && A->lld > INT64_MAX / A->nloc) {
+        free(A);
+        A = NULL;
+      } else if ((A->data = hdist_alloc(A->lld * A->nloc)) == NULL) {
+        free(A);
+        A = NULL;
+      }
+    }
+    if (A == NULL)
+      code = HBSP_FAIL(g->all, HLA_ERR_NOMEM, "hmat_create: cannot allocate the local part");
+  }
+  code = hbsp_agree(g->all, code);
+  if (code != HLA_OK) {
+    if (A) free(A->data);
+    free(A);
+    HLA_CALL(code);
+  }
+  g->nmat++;
+  *Aout = A;
+  return HLA_OK;
+}
+
+int hmat_free(hmat *Ap) {
+  if (Ap == NULL || *Ap == NULL) return HLA_OK;
+  hmat A = *Ap;
+  A->g->nmat--;
+  free(A->data);
+  free(A);
+  *Ap = NULL;
+  return HLA_OK;
+}
+
+int hmat_dup(hmat A, hmat *B) {
+  if (A == NULL) return HLA_ERR_ARG;
+  int code = B == NULL ? HBSP_FAIL(A->g->all, HLA_ERR_ARG, "hmat_dup: B is NULL") : HLA_OK;
+  HLA_CALL(hbsp_agree(A->g->all, code));
+  hmat C;
+  HLA_CALL(hmat_create(A->g, A->m, A->n, A->mb, A->nb, &C));
+  hkern_dlacpy('A', A->mloc, A->nloc, A->data, A->lld, C->data, C->lld);
+  *B = C;
+  return HLA_OK;
+}
+
+/* ---------------------------------------------------------------- local queries */
+
+int hmat_local(hmat A, double **data, int64_t *lld, int64_t *mloc, int64_t *nloc) {
+  if (A == NULL) return HLA_ERR_ARG;
+  if (data) *data = A->data;
+  if (lld) *lld = A->lld;
+  if (mloc) *mloc = A->mloc;
+  if (nloc) *nloc = A->nloc;
+  return HLA_OK;
+}
+
+int hmat_size(hmat A, int64_t *m, int64_t *n) {
+  if (A == NULL) return HLA_ERR_ARG;
+  if (m) *m = A->m;
+  if (n) *n = A->n;
+  return HLA_OK;
+}
+
+int hmat_blocks(hmat A, int *mb, int *nb) {
+  if (A == NULL) return HLA_ERR_ARG;
+  if (mb) *mb = A->mb;
+  if (nb) *nb = A->nb;
+  return HLA_OK;
+}
+
+hgrid hmat_grid(hmat A) {
+  return A ? A->g : NULL;
+}
+
+int hmat_local_size(hmat A, int prow, int pcol, int64_t *mloc, int64_t *nloc) {
+  if (A == NULL || prow < 0 || prow >= A->g->M || pcol < 0 || pcol >= A->g->N) return HLA_ERR_ARG;
+  if (mloc) *mloc = hmat_numroc(A->m, A->mb, prow, A->g->M);
+  if (nloc) *nloc = hmat_numroc(A->n, A->nb, pcol, A->g->N);
+  return HLA_OK;
+}
+
+int64_t hmat_l2g_row(hmat A, int64_t iloc) {
+  if (A == NULL || iloc < 0 || iloc >= A->mloc) return -1;
+  return hmat_idx_l2g(iloc, A->mb, A->g->myrow, A->g->M);
+}
+
+int64_t hmat_l2g_col(hmat A, int64_t jloc) {
+  if (A == NULL || jloc < 0 || jloc >= A->nloc) return -1;
+  return hmat_idx_l2g(jloc, A->nb, A->g->mycol, A->g->N);
+}
+
+int64_t hmat_g2l_row(hmat A, int64_t i) {
+  if (A == NULL || i < 0 || i >= A->m) return -1;
+  return hmat_idx_g2l(i, A->mb, A->g->M);
+}
+
+int64_t hmat_g2l_col(hmat A, int64_t j) {
+  if (A == NULL || j < 0 || j >= A->n) return -1;
+  return hmat_idx_g2l(j, A->nb, A->g->N);
+}
+
+int hmat_owner(hmat A, int64_t i, int64_t j, int *prow, int *pcol) {
+  if (A == NULL || i < 0 || i >= A->m || j < 0 || j >= A->n) return HLA_ERR_ARG;
+  if (prow) *prow = hmat_idx_owner(i, A->mb, A->g->M);
+  if (pcol) *pcol = hmat_idx_owner(j, A->nb, A->g->N);
+  return HLA_OK;
+}
+
+/* ---------------------------------------------------------------- local fill */
+
+int hmat_fill(hmat A, double (*f)(int64_t i, int64_t j, void *ctx), void *ctx) {
+  if (A == NULL || f == NULL) return HLA_ERR_ARG;
+  const hgrid g = A->g;
+  /* Walk local blocks so that the index maps cost one division per block, not per entry. */
+  for (int64_t j0 = 0; j0 < A->nloc; j0 += A->nb) {
+    int64_t jg0 = hmat_idx_l2g(j0, A->nb, g->mycol, g->N);
+    int64_t jn = A->nloc - j0 < A->nb ? A->nloc - j0 : A->nb;
+    for (int64_t jj = 0; jj < jn; jj++) {
+      double *col = A->data + (j0 + jj) * A->lld;
+      for (int64_t i0 = 0; i0 < A->mloc; i0 += A->mb) {
+        int64_t ig0 = hmat_idx_l2g(i0, A->mb, g->myrow, g->M);
+        int64_t in = A->mloc - i0 < A->mb ? A->mloc - i0 : A->mb;
+        for (int64_t ii = 0; ii < in; ii++) col[i0 + ii] = f(ig0 + ii, jg0 + jj, ctx);
+      }
+    }
+  }
+  return HLA_OK;
+}
+
+int hmat_set(hmat A, double offdiag, double diag) {
+  if (A == NULL) return HLA_ERR_ARG;
+  const hgrid g = A->g;
+  hkern_dlaset(A->mloc, A->nloc, offdiag, offdiag, A->data, A->lld);
+  /* The diagonal crosses my part where a global index is both one of my rows and my columns. */
+  for (int64_t jl = 0; jl < A->nloc; jl++) {
+    int64_t j = hmat_idx_l2g(jl, A->nb, g->mycol, g->N);
+    if (j >= A->m || hmat_idx_owner(j, A->mb, g->M) != g->myrow) continue;
+    A->data[hmat_idx_g2l(j, A->mb, g->M) + jl * A->lld] = diag;
+  }
+  return HLA_OK;
+}
+
+/* ---------------------------------------------------------------- norms */
+
+/* A NaN-propagating maximum reduction: MPI's MAX need not propagate NaN, so NaN travels as a
+ * separate flag. v[0] = max ignoring NaN, v[1] = 1 if a NaN was seen. */
+static void nan_split(double x, double v[2]) {
+  v[0] = x != x ? 0.0 : x;
+  v[1] = x != x ? 1.0 : 0.0;
+}
+static double nan_join(const double v[2]) {
+  return v[1] != 0.0 ? NAN : v[0];
+}
+
+/* Max of the NaN-propagating local maxima over env. */
+static int allmax(hbsp_env env, double local, double *out) {
+  double v[2], r[2];
+  nan_split(local, v);
+  HLA_CALL(hbsp_allreduce(env, v, r, 2, HBSP_DOUBLE, HBSP_MAX, NULL));
+  *out = nan_join(r);
+  return HLA_OK;
+}
+
+static double local_max(const double *s, int64_t k) {
+  double v = 0.0;
+  for (int64_t i = 0; i < k; i++) {
+    if (s[i] != s[i]) return s[i];
+    if (s[i] > v) v = s[i];
+  }
+  return v;
+}
+
+/* Sums of |a_ij| along one dimension of my part, summed over the other process dimension (sum_env)
+ * and maximised over the rest (max_env). rows = 1: row sums ('I'), 0: column sums ('1'). */
+static int sum_then_max(hmat A, int rows, hbsp_env sum_env, hbsp_env max_env, double *value,
+                        int *code) {
+  int64_t k = rows ? A->mloc : A->nloc;
+  double *s = hdist_alloc(2 * k);
+  if (s == NULL && *code == HLA_OK)
+    *code = HBSP_FAIL(A->g->all, HLA_ERR_NOMEM, "hmat_norm: out of memory");
+  int e = hbsp_agree(A->g->all, *code);
+  if (e != HLA_OK) {
+    free(s);
+    HLA_CALL(e);
+  }
+  if (rows)
+    hkern_rowsums_abs(A->mloc, A->nloc, A->data, A->lld, s, 0);
+  else
+    hkern_colsums_abs(A->mloc, A->nloc, A->data, A->lld, s, 0);
+  /* Every rank of sum_env has the same k (same process row or column): all skip together. */
+  if (k > 0) e = hbsp_allreduce(sum_env, s, s + k, (size_t)k, HBSP_DOUBLE, HBSP_SUM, NULL);
+  double mine = local_max(s + k, k);
+  free(s);
+  HLA_CALL(e);
+  return allmax(max_env, mine, value);
+}
+
+int hmat_norm(hmat A, char norm, double *value) {
+  if (A == NULL) return HLA_ERR_ARG;
+  hgrid g = A->g;
+  int code = HLA_OK, same;
+  char kind = 0;
+  switch (norm) {
+  case '1':
+  case 'O':
+  case 'o':
+    kind = '1';
+    break;
+  case 'I':
+  case 'i':
+    kind = 'I';
+    break;
+  case 'F':
+  case 'f':
+  case 'E':
+  case 'e':
+    kind = 'F';
+    break;
+  case 'M':
+  case 'm':
+    kind = 'M';
+    break;
+  }
+  int64_t v = kind;
+  HLA_CALL(hdist_check_same(g->all, &v, 1, &same));
+  if (!same)
+    code = HBSP_FAIL(g->all, HLA_ERR_ARG, "hmat_norm: norm differs between ranks");
+  else if (kind == 0)
+    code = HBSP_FAIL(g->all, HLA_ERR_ARG, "hmat_norm: unknown norm '%c'", norm);
+  else if (value == NULL)
+    code = HBSP_FAIL(g->all, HLA_ERR_ARG, "hmat_norm: value is NULL");
+  double r = 0.0;
+  switch (kind) {
+  case '1':
+    HLA_CALL(sum_then_max(A, 0, g->col, g->row, &r, &code));
+    break;
+  case 'I':
+    HLA_CALL(sum_then_max(A, 1, g->row, g->col, &r, &code));
+    break;
+  case 'M':
+    HLA_CALL(hbsp_agree(g->all, code));
+    HLA_CALL(allmax(g->all, hkern_dlange('M', A->mloc, A->nloc, A->data, A->lld, NULL), &r));
+    break;
+  case 'F': {
+    HLA_CALL(hbsp_agree(g->all, code));
+    int P = hbsp_size(g->all);
+    double mine[2] = {0.0, 1.0}, *all = hdist_alloc(2 * (int64_t)P);
+    hkern_dlassq(A->mloc, A->nloc, A->data, A->lld, &mine[0], &mine[1]);
+    code = all ? HLA_OK : HBSP_FAIL(g->all, HLA_ERR_NOMEM, "hmat_norm: out of memory");
+    code = hbsp_agree(g->all, code);
+    if (code == HLA_OK) code = hbsp_allgather(g->all, mine, all, 2 * sizeof(double), NULL);
+    if (code == HLA_OK) {
+      /* Merge in rank order: every rank gets the same bits. */
+      double s = 0.0, q = 1.0;
+      for (int p = 0; p < P; p++) hkern_lassq_merge(&s, &q, all[2 * p], all[2 * p + 1]);
+      r = s * sqrt(q);
+    }
+    free(all);
+    HLA_CALL(code);
+    break;
+  }
+  default:
+    HLA_CALL(hbsp_agree(g->all, code));
+    return HLA_ERR_INTERNAL; /* agree failed above */
+  }
+  if (A->m == 0 || A->n == 0) r = 0.0;
+  *value = r;
+  return HLA_OK;
+}

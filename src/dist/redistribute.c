@@ -1,0 +1,198 @@
+/* hla — redistribution between any two block-cyclic layouts over the same ranks.
+ *
+ * Rows and columns map independently: the entries rank s (at (sr, sc) in the source grid) sends to
+ * rank d (at (dr, dc) in the destination grid) are the rows s owns in the source layout that
+ * process row dr owns in the destination layout, crossed with the same for columns. So each side
+ * sorts its local rows (and columns) once by the process row (column) they go to or come from,
+ * and one message per pair of ranks carries the product, packed in increasing global order on both
+ * sides. One superstep of BSMP messages on the source grid's ALL environment (ScaLAPACK's pdgemr2d
+ * does the same exchange as a sequence of point-to-point rounds). */
+#include <stdlib.h>
+#include <string.h>
+#include "dist/dist_impl.h"
+#include "kernels/kernels.h"
+
+/* Local indices 0..nloc-1 of one dimension (block nb_mine on process iproc of nprocs_mine),
+ * sorted by the process that owns each global index in the other layout (block nb_other over
+ * nprocs_other), increasing inside each group: idx[start[p] .. start[p+1]). A counting sort. */
+static void group_indices(int64_t nloc, int64_t nb_mine, int iproc, int nprocs_mine,
+                          int64_t nb_other, int nprocs_other, int64_t *start, int64_t *idx) {
+  for (int p = 0; p <= nprocs_other; p++) start[p] = 0;
+  for (int64_t l = 0; l < nloc; l++) {
+    int64_t gi = hmat_idx_l2g(l, nb_mine, iproc, nprocs_mine);
+    start[hmat_idx_owner(gi, nb_other, nprocs_other) + 1]++;
+  }
+  for (int p = 0; p < nprocs_other; p++) start[p + 1] += start[p];
+  /* Fill using start[p] as a cursor, then shift back. */
+  for (int64_t l = 0; l < nloc; l++) {
+    int64_t gi = hmat_idx_l2g(l, nb_mine, iproc, nprocs_mine);
+    idx[start[hmat_idx_owner(gi, nb_other, nprocs_other)]++] = l;
+  }
+  for (int p = nprocs_other; p > 0; p--) start[p] = start[p - 1];
+  start[0] = 0;
+}
+
+/* Map from ranks of dst's grid environment to ranks of src's; *ident = 1 if it is the identity.
+ * HLA_ERR_DIST (local code, not agreed) if the two grids are over different ranks. */
+static int rank_map(hgrid gs, hgrid gd, int *d2s, int *ident) {
+  int P = hbsp_size(gs->all);
+  *ident = 1;
+  for (int r = 0; r < P; r++) d2s[r] = r;
+  if (gs == gd) return HLA_OK;
+  MPI_Comm cs = hbsp_comm(gs->all), cd = hbsp_comm(gd->all);
+  int res = MPI_UNEQUAL;
+  if (MPI_Comm_compare(cs, cd, &res) != MPI_SUCCESS)
+    return HBSP_FAIL(gs->all, HLA_ERR_MPI, "hmat_redistribute: MPI_Comm_compare failed");
+  if (res == MPI_IDENT || res == MPI_CONGRUENT) return HLA_OK;
+  if (res != MPI_SIMILAR)
+    return HBSP_FAIL(gs->all, HLA_ERR_DIST,
+                     "hmat_redistribute: the grids of src and dst are over different ranks");
+  MPI_Group gr_s, gr_d;
+  int e = MPI_Comm_group(cs, &gr_s);
+  if (e == MPI_SUCCESS) e = MPI_Comm_group(cd, &gr_d);
+  if (e != MPI_SUCCESS)
+    return HBSP_FAIL(gs->all, HLA_ERR_MPI, "hmat_redistribute: MPI_Comm_group failed");
+  int *in = malloc((size_t)P * sizeof *in);
+  if (in != NULL) {
+    for (int r = 0; r < P; r++) in[r] = r;
+    e = MPI_Group_translate_ranks(gr_d, P, in, gr_s, d2s);
+  }
+  MPI_Group_free(&gr_s);
+  MPI_Group_free(&gr_d);
+  free(in);
+  if (in == NULL) return HBSP_FAIL(gs->all, HLA_ERR_NOMEM, "hmat_redistribute: out of memory");
+  if (e != MPI_SUCCESS)
+    return HBSP_FAIL(gs->all, HLA_ERR_MPI, "hmat_redistribute: MPI_Group_translate_ranks failed");
+  for (int r = 0; r < P; r++)
+    if (d2s[r] != r) *ident = 0;
+  return HLA_OK;
+}
+
+/* Workspace of one redistribution. */
+typedef struct {
+  int64_t *srs, *scs;  /* my src-local rows / columns grouped by destination process row / column */
+  int64_t *sro, *sco;  /* group starts: Md + 1, Nd + 1 */
+  int64_t *drs, *dcs;  /* my dst-local rows / columns grouped by source process row / column */
+  int64_t *dro, *dco;  /* group starts: Ms + 1, Ns + 1 */
+  double *sbuf, *rbuf; /* one outgoing message (header + data) / one incoming */
+  int *d2s;
+} redist_ws;
+
+static void ws_free(redist_ws *w) {
+  free(w->srs), free(w->scs), free(w->sro), free(w->sco);
+  free(w->drs), free(w->dcs), free(w->dro), free(w->dco);
+  free(w->sbuf), free(w->rbuf), free(w->d2s);
+}
+
+static int64_t max_group(const int64_t *start, int n) {
+  int64_t m = 0;
+  for (int p = 0; p < n; p++)
+    if (start[p + 1] - start[p] > m) m = start[p + 1] - start[p];
+  return m;
+}
+
+static void *alloc_n(int64_t n, size_t size) {
+  return malloc((size_t)(n > 0 ? n : 1) * size);
+}
+
+/* Build the index groups and buffers; returns 0 on allocation failure. */
+static int ws_build(redist_ws *w, hmat src, hmat dst) {
+  hgrid gs = src->g, gd = dst->g;
+  int Ms = gs->M, Ns = gs->N, Md = gd->M, Nd = gd->N;
+  w->srs = alloc_n(src->mloc, sizeof(int64_t)), w->scs = alloc_n(src->nloc, sizeof(int64_t));
+  w->drs = alloc_n(dst->mloc, sizeof(int64_t)), w->dcs = alloc_n(dst->nloc, sizeof(int64_t));
+  w->sro = alloc_n(Md + 1, sizeof(int64_t)), w->sco = alloc_n(Nd + 1, sizeof(int64_t));
+  w->dro = alloc_n(Ms + 1, sizeof(int64_t)), w->dco = alloc_n(Ns + 1, sizeof(int64_t));
+  if (!w->srs || !w->scs || !w->drs || !w->dcs || !w->sro || !w->sco || !w->dro || !w->dco)
+    return 0;
+  group_indices(src->mloc, src->mb, gs->myrow, Ms, dst->mb, Md, w->sro, w->srs);
+  group_indices(src->nloc, src->nb, gs->mycol, Ns, dst->nb, Nd, w->sco, w->scs);
+  group_indices(dst->mloc, dst->mb, gd->myrow, Md, src->mb, Ms, w->dro, w->drs);
+  group_indices(dst->nloc, dst->nb, gd->mycol, Nd, src->nb, Ns, w->dco, w->dcs);
+  int64_t sout = max_group(w->sro, Md) * max_group(w->sco, Nd);
+  int64_t sin = max_group(w->dro, Ms) * max_group(w->dco, Ns);
+  w->sbuf = hdist_alloc(1 + sout);
+  w->rbuf = hdist_alloc(1 + sin);
+  return w->sbuf && w->rbuf;
+}
+
+int hmat_redistribute(hmat src, hmat dst) {
+  if (src == NULL || dst == NULL) return HLA_ERR_ARG;
+  hgrid gs = src->g, gd = dst->g;
+  hbsp_env env = gs->all;
+  int P = hbsp_size(env), me = hbsp_rank(env), code = HLA_OK, ident = 1;
+  redist_ws w;
+  memset(&w, 0, sizeof w);
+  if (src->m != dst->m || src->n != dst->n)
+    code =
+        HBSP_FAIL(env, HLA_ERR_DIM, "hmat_redistribute: src is %lld x %lld but dst is %lld x %lld",
+                  (long long)src->m, (long long)src->n, (long long)dst->m, (long long)dst->n);
+  else if ((w.d2s = alloc_n(P, sizeof(int))) == NULL)
+    code = HBSP_FAIL(env, HLA_ERR_NOMEM, "hmat_redistribute: out of memory");
+  else
+    code = rank_map(gs, gd, w.d2s, &ident);
+  int same_layout =
+      ident && gs->M == gd->M && gs->N == gd->N && src->mb == dst->mb && src->nb == dst->nb;
+  if (code == HLA_OK && !same_layout && !ws_build(&w, src, dst))
+    code = HBSP_FAIL(env, HLA_ERR_NOMEM, "hmat_redistribute: out of memory");
+  code = hbsp_agree(env, code);
+  if (code != HLA_OK || src == dst || same_layout) {
+    /* Same layout on the same ranks: my part is already where it belongs. */
+    if (code == HLA_OK && src != dst)
+      hkern_dlacpy('A', src->mloc, src->nloc, src->data, src->lld, dst->data, dst->lld);
+    ws_free(&w);
+    HLA_CALL(code);
+    return HLA_OK;
+  }
+
+  /* Send: one message per destination rank that gets anything from me; mine to myself is copied
+   * directly, after the loop, from the same packing. */
+  int Ms = gs->M, Ns = gs->N, Md = gd->M, Nd = gd->N;
+  for (int dr = 0; dr < Md && code == HLA_OK; dr++) {
+    int64_t nr = w.sro[dr + 1] - w.sro[dr];
+    for (int dc = 0; dc < Nd && code == HLA_OK; dc++) {
+      int64_t nc = w.sco[dc + 1] - w.sco[dc];
+      int to = w.d2s[dr * Nd + dc];
+      if (nr * nc == 0) continue;
+      int64_t h = me;
+      memcpy(w.sbuf, &h, sizeof h);
+      hkern_pack_idx(nr, w.srs + w.sro[dr], nc, w.scs + w.sco[dc], src->data, src->lld, w.sbuf + 1);
+      if (to == me)
+        hkern_unpack_idx(nr, w.drs + w.dro[gs->myrow], nc, w.dcs + w.dco[gs->mycol], w.sbuf + 1,
+                         dst->data, dst->lld);
+      else
+        code = hbsp_send(env, to, NULL, w.sbuf, (size_t)(nr * nc + 1) * sizeof(double));
+    }
+  }
+  /* Sync even if a send failed so that nothing stays queued; agree before anyone unpacks. */
+  int e = hbsp_sync(env);
+  if (e == HLA_OK) e = hbsp_agree(env, code);
+  if (e != HLA_OK) {
+    ws_free(&w);
+    HLA_CALL(e);
+  }
+
+  /* Receive: the header says which source rank, hence which row and column groups. */
+  size_t nmsg = 0, nbytes = 0;
+  hbsp_qsize(env, &nmsg, &nbytes);
+  size_t cap = (size_t)(1 + max_group(w.dro, Ms) * max_group(w.dco, Ns)) * sizeof(double);
+  for (size_t k = 0; k < nmsg && code == HLA_OK; k++) {
+    size_t got = 0;
+    int64_t h;
+    code = hbsp_move(env, NULL, w.rbuf, cap, &got);
+    if (code != HLA_OK) break;
+    memcpy(&h, w.rbuf, sizeof h);
+    int sr = (int)(h / Ns), sc = (int)(h % Ns);
+    int64_t nr = h >= 0 && h < P ? w.dro[sr + 1] - w.dro[sr] : -1;
+    int64_t nc = h >= 0 && h < P ? w.dco[sc + 1] - w.dco[sc] : -1;
+    if (nr < 0 || h == me || got != (size_t)(nr * nc + 1) * sizeof(double)) {
+      code = HBSP_FAIL(env, HLA_ERR_INTERNAL, "hmat_redistribute: unexpected message (%zu bytes)",
+                       got);
+      break;
+    }
+    hkern_unpack_idx(nr, w.drs + w.dro[sr], nc, w.dcs + w.dco[sc], w.rbuf + 1, dst->data, dst->lld);
+  }
+  ws_free(&w);
+  HLA_CALL(hbsp_agree(env, code));
+  return HLA_OK;
+}

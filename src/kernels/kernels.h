@@ -1,0 +1,141 @@
+/* hla — node-local kernels: thin wrappers over OpenBLAS (cblas) and LAPACKE, packing of strided
+ * blocks, row interchanges, a recursive panel LU, and the thread policy. Private header.
+ *
+ * No MPI here: every function is local to the calling rank. Matrices are column-major with a
+ * leading dimension ld >= max(1, rows). Sizes are int64_t (hla's convention); the BLAS/LAPACK
+ * wrappers return HLA_ERR_ARG when a size does not fit the 32-bit integers of the BLAS underneath,
+ * and otherwise do no argument checking (the callers in src/dist validate). Row indices and pivots
+ * are 0-based. Costs are in flops (one multiply-add = 2 flops) or in words moved for copies.
+ */
+#ifndef HLA_KERNELS_H
+#define HLA_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "hla_private.h"
+
+/* ---------------------------------------------------------------- thread policy */
+
+/** Number of cores of this node as the OS reports them (sysconf), at least 1. */
+int hkern_node_cores(void);
+
+/** Number of cores this process may run on (its affinity mask), at least 1. */
+int hkern_affinity_cores(void);
+
+/** The policy as a pure function. env_value is the text of HLA_NUM_THREADS (NULL if unset): a
+ *  positive integer there wins; otherwise threads = cores_on_node / ranks_on_node (at least 1),
+ *  never more than affinity_cores, so that the ranks of a node never oversubscribe its cores. */
+int hkern_threads_choose(const char *env_value, int ranks_on_node, int cores_on_node,
+                         int affinity_cores);
+
+/** Apply the policy for this process: read HLA_NUM_THREADS, the node's cores and this process's
+ *  affinity, and set both OpenBLAS (openblas_set_num_threads) and OpenMP (omp_set_num_threads) to
+ *  the result, which is returned in *nthreads (may be NULL). ranks_on_node: MPI ranks sharing this
+ *  node (the caller in src/dist measures it). OpenBLAS's and OpenMP's thread counts are
+ * process-wide settings, so the last call wins. */
+int hkern_threads_apply(int ranks_on_node, int *nthreads);
+
+/** Current BLAS thread count (openblas_get_num_threads). */
+int hkern_threads_get(void);
+
+/* ---------------------------------------------------------------- BLAS 1-3 */
+
+/** C := alpha op(A) op(B) + beta C, op(X) = X or X^T (trans 'N' or 'T'; 'C' = 'T'); op(A) is m x k,
+ *  op(B) k x n. Cost 2mnk flops. */
+int hkern_dgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, double alpha,
+                const double *A, int64_t lda, const double *B, int64_t ldb, double beta, double *C,
+                int64_t ldc);
+
+/** B := alpha op(A)^-1 B (side 'L') or alpha B op(A)^-1 (side 'R'); A triangular (uplo 'U'/'L',
+ *  diag 'U' unit or 'N'); B is m x n. Cost m^2 n flops (side L) or m n^2 (side R). */
+int hkern_dtrsm(char side, char uplo, char transa, char diag, int64_t m, int64_t n, double alpha,
+                const double *A, int64_t lda, double *B, int64_t ldb);
+
+/** A := alpha x y^T + A, A m x n. Cost 2mn flops. */
+int hkern_dger(int64_t m, int64_t n, double alpha, const double *x, int64_t incx, const double *y,
+               int64_t incy, double *A, int64_t lda);
+
+/** y := alpha op(A) x + beta y. Cost 2mn flops. */
+int hkern_dgemv(char trans, int64_t m, int64_t n, double alpha, const double *A, int64_t lda,
+                const double *x, int64_t incx, double beta, double *y, int64_t incy);
+
+/** Index (0-based) of the first entry of largest |x_i| among n; -1 if n <= 0. Ties go to the lowest
+ *  index; a NaN counts as larger than any number (the first NaN wins), as LAPACK's pivoting needs
+ *  to see it. Cost n. */
+int64_t hkern_idamax(int64_t n, const double *x, int64_t incx);
+
+/** x := alpha x. Cost n flops. */
+void hkern_dscal(int64_t n, double alpha, double *x, int64_t incx);
+
+/** Swap x and y. Cost 2n words. */
+void hkern_dswap(int64_t n, double *x, int64_t incx, double *y, int64_t incy);
+
+/* ---------------------------------------------------------------- LAPACK-like */
+
+/** LU with partial pivoting of the m x n matrix A in place (LAPACKE dgetrf): P A = L U. ipiv[0..
+ *  min(m,n)) gets 0-based row interchanges (row i was swapped with row ipiv[i] >= i). *info = -1
+ *  when every pivot is nonzero, else the 0-based index of the first exactly zero pivot (the
+ *  factorisation is completed anyway, as dgetrf). HLA_ERR_NOMEM if the pivot buffer cannot be
+ *  allocated. Cost 2/3 n^3 flops for m = n (m n^2 - n^3/3 in general). */
+int hkern_dgetrf(int64_t m, int64_t n, double *A, int64_t lda, int64_t *ipiv, int64_t *info);
+
+/** Recursive panel LU with partial pivoting (Toledo / LAPACK dgetrf2 style) of the m x n matrix A
+ *  in place, with the same outputs as hkern_dgetrf: 0-based LAPACK-style pivots, ties in |value|
+ *  going to the lowest row, *info = first zero pivot or -1. Allocates nothing; parallel through
+ *  the threaded BLAS of its dtrsm/dgemm calls. Meant for tall panels (m >> n). Cost as dgetrf. */
+int hkern_panel_lu(int64_t m, int64_t n, double *A, int64_t lda, int64_t *ipiv, int64_t *info);
+
+/** Apply row interchanges to the n columns of A: for k = k1, ..., k2-1 (forward, inc > 0) or
+ *  k = k2-1, ..., k1 (backward, inc < 0) swap rows k and ipiv[k] (0-based, as dlaswp with 0-based
+ *  indices). Blocked by columns for cache. Cost 2 n (k2-k1) words. */
+void hkern_dlaswp(int64_t n, double *A, int64_t lda, int64_t k1, int64_t k2, const int64_t *ipiv,
+                  int inc);
+
+/** Norm of the m x n matrix A (as LAPACK dlange): 'M' max |a_ij|, '1'/'O' max column sum,
+ *  'I' max row sum, 'F'/'E' Frobenius (scaled sum of squares, no overflow). work: m doubles for
+ *  'I' (unused otherwise). NaN propagates. 0 for an empty matrix. Cost mn. */
+double hkern_dlange(char norm, int64_t m, int64_t n, const double *A, int64_t lda, double *work);
+
+/** Scaled sum of squares (LAPACK dlassq, extended to a matrix): on return
+ *  scale^2 * sumsq = scale_in^2 * sumsq_in + sum a_ij^2, with scale = max |a_ij| seen so far so
+ *  that nothing overflows. Start with scale = 0, sumsq = 1. Cost 2mn. */
+void hkern_dlassq(int64_t m, int64_t n, const double *A, int64_t lda, double *scale, double *sumsq);
+
+/** Combine two (scale, sumsq) pairs into the first (the Frobenius merge of two parts). */
+void hkern_lassq_merge(double *scale, double *sumsq, double scale2, double sumsq2);
+
+/** s[j] (+)= sum_i |a_ij| for j < n (accumulate = 1 adds to s, 0 overwrites). Cost mn. */
+void hkern_colsums_abs(int64_t m, int64_t n, const double *A, int64_t lda, double *s,
+                       int accumulate);
+/** s[i] (+)= sum_j |a_ij| for i < m. Cost mn. */
+void hkern_rowsums_abs(int64_t m, int64_t n, const double *A, int64_t lda, double *s,
+                       int accumulate);
+
+/** Copy the m x n matrix A to B (uplo 'U' upper trapezoid, 'L' lower, anything else all), as
+ *  LAPACK dlacpy. Cost mn words. */
+void hkern_dlacpy(char uplo, int64_t m, int64_t n, const double *A, int64_t lda, double *B,
+                  int64_t ldb);
+
+/** A := offdiag off the diagonal, diag on it (LAPACK dlaset with uplo = all). Cost mn words. */
+void hkern_dlaset(int64_t m, int64_t n, double offdiag, double diag, double *A, int64_t lda);
+
+/* ---------------------------------------------------------------- packing */
+
+/** Copy the m x n strided block A (leading dimension lda) into buf contiguously, column-major with
+ *  leading dimension m. Cost mn words. */
+void hkern_pack(int64_t m, int64_t n, const double *A, int64_t lda, double *buf);
+
+/** Inverse of hkern_pack: buf (m x n contiguous) into the strided block A. Cost mn words. */
+void hkern_unpack(int64_t m, int64_t n, const double *buf, double *A, int64_t lda);
+
+/** Pack the submatrix A(rows[0..nr), cols[0..nc)) column by column into buf (nr x nc contiguous):
+ *  buf[r + c nr] = A[rows[r] + cols[c] lda]. Runs of consecutive row indices are copied with
+ *  memcpy. Cost nr nc words. */
+void hkern_pack_idx(int64_t nr, const int64_t *rows, int64_t nc, const int64_t *cols,
+                    const double *A, int64_t lda, double *buf);
+
+/** Inverse of hkern_pack_idx: A[rows[r] + cols[c] lda] = buf[r + c nr]. Cost nr nc words. */
+void hkern_unpack_idx(int64_t nr, const int64_t *rows, int64_t nc, const int64_t *cols,
+                      const double *buf, double *A, int64_t lda);
+
+#endif

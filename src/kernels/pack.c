@@ -1,0 +1,63 @@
+/* hla — packing of strided blocks to and from contiguous buffers (for messages). */
+#include <string.h>
+#include "kernels/kernels.h"
+
+/* Threads only pay off for copies well beyond the caches. */
+#define PACK_OMP_MIN ((int64_t)1 << 18)
+
+void hkern_pack(int64_t m, int64_t n, const double *A, int64_t lda, double *buf) {
+  if (m <= 0 || n <= 0) return;
+  if (lda == m) {
+    memcpy(buf, A, (size_t)(m * n) * sizeof(double));
+    return;
+  }
+#pragma omp parallel for schedule(static) if (m * n >= PACK_OMP_MIN)
+  for (int64_t j = 0; j < n; j++) memcpy(buf + j * m, A + j * lda, (size_t)m * sizeof(double));
+}
+
+void hkern_unpack(int64_t m, int64_t n, const double *buf, double *A, int64_t lda) {
+  if (m <= 0 || n <= 0) return;
+  if (lda == m) {
+    memcpy(A, buf, (size_t)(m * n) * sizeof(double));
+    return;
+  }
+#pragma omp parallel for schedule(static) if (m * n >= PACK_OMP_MIN)
+  for (int64_t j = 0; j < n; j++) memcpy(A + j * lda, buf + j * m, (size_t)m * sizeof(double));
+}
+
+/* Length of the run of consecutive indices starting at rows[r]. */
+static int64_t run_length(int64_t nr, const int64_t *rows, int64_t r) {
+  int64_t len = 1;
+  while (r + len < nr && rows[r + len] == rows[r] + len) len++;
+  return len;
+}
+
+void hkern_pack_idx(int64_t nr, const int64_t *rows, int64_t nc, const int64_t *cols,
+                    const double *A, int64_t lda, double *buf) {
+  if (nr <= 0 || nc <= 0) return;
+#pragma omp parallel for schedule(static) if (nr * nc >= PACK_OMP_MIN)
+  for (int64_t c = 0; c < nc; c++) {
+    const double *src = A + cols[c] * lda;
+    double *dst = buf + c * nr;
+    for (int64_t r = 0; r < nr;) {
+      int64_t len = run_length(nr, rows, r);
+      memcpy(dst + r, src + rows[r], (size_t)len * sizeof(double));
+      r += len;
+    }
+  }
+}
+
+void hkern_unpack_idx(int64_t nr, const int64_t *rows, int64_t nc, const int64_t *cols,
+                      const double *buf, double *A, int64_t lda) {
+  if (nr <= 0 || nc <= 0) return;
+#pragma omp parallel for schedule(static) if (nr * nc >= PACK_OMP_MIN)
+  for (int64_t c = 0; c < nc; c++) {
+    double *dst = A + cols[c] * lda;
+    const double *src = buf + c * nr;
+    for (int64_t r = 0; r < nr;) {
+      int64_t len = run_length(nr, rows, r);
+      memcpy(dst + rows[r], src + r, (size_t)len * sizeof(double));
+      r += len;
+    }
+  }
+}
