@@ -5,5 +5,6 @@
 #include "hla/error.h"
 #include "hla/bsp.h"
 #include "hla/dist.h"
+#include "hla/ops.h"
 
 #endif

@@ -12,8 +12,8 @@
  *   BSP cost:            in the BSP model w + h g + l of the environment concerned.
  *
  * Errors: every function returns an hla error code (include/hla/error.h). A collective returns the
- * same code on every rank, and hbsp_errmsg() then gives the same text on every rank. A function that
- * fails with HLA_ERR_ARG changes nothing.
+ * same code on every rank, and hbsp_errmsg() then gives the same text on every rank. A function
+ * that fails with HLA_ERR_ARG changes nothing.
  */
 #ifndef HLA_BSP_H
 #define HLA_BSP_H
@@ -39,89 +39,92 @@ typedef struct hbsp_env_s *hbsp_env;
 /** Create an environment over all ranks of comm. Collective over comm; comm is duplicated, so the
  *  caller's traffic on comm never mixes with hla's. Reads HLA_PROFILE (profiler) and
  *  HLA_VIRTUAL_NODES (see hbsp_node). BSP cost: one l of comm. */
-int hbsp_init(MPI_Comm comm, hbsp_env *env);
+HLA_API int hbsp_init(MPI_Comm comm, hbsp_env *env);
 
 /** Free an environment and set *env = NULL. Collective over *env. Pending requests are dropped.
  *  If some rank syncs while another frees, every rank gets HLA_ERR_STATE and nothing is freed.
  *  Children and twins are independent objects and are freed separately, in any order. */
-int hbsp_free(hbsp_env *env);
+HLA_API int hbsp_free(hbsp_env *env);
 
 /** Number of ranks / this rank's index in env. Local queries; -1 for a NULL env. */
-int hbsp_size(hbsp_env env);
-int hbsp_rank(hbsp_env env);
+HLA_API int hbsp_size(hbsp_env env);
+HLA_API int hbsp_rank(hbsp_env env);
 
 /** Superstep counter of env: the number of completed hbsp_sync calls. Local query. */
-int64_t hbsp_superstep(hbsp_env env);
+HLA_API int64_t hbsp_superstep(hbsp_env env);
 
 /** The MPI communicator under env (same ranks, same order), for interoperation: the caller may
  *  use it for its own MPI calls with tags below HBSP_TAG_RESERVED. Local query. */
-MPI_Comm hbsp_comm(hbsp_env env);
+HLA_API MPI_Comm hbsp_comm(hbsp_env env);
 
 /** Text of the last error reported on env (empty if none). Local query. */
 const char *hbsp_errmsg(hbsp_env env);
 
 /** Wall-clock seconds (MPI_Wtime). Local query. */
-double hbsp_time(void);
+HLA_API double hbsp_time(void);
 
 /** Split parent into children by color (local, >= 0, or HBSP_UNDEFINED to join none: *child is
  *  then NULL); ranks in a child are ordered by (key, parent rank). Collective over parent. The
  *  parent stays fully usable, its pending requests untouched. BSP cost: O(log P) l of parent. */
-int hbsp_split(hbsp_env parent, int color, int key, hbsp_env *child);
+HLA_API int hbsp_split(hbsp_env parent, int color, int key, hbsp_env *child);
 
 /** A twin of env with the same members ranked by (key, old rank). The twin has its own
  *  registrations, queues and syncs. Collective over env. */
-int hbsp_reorder(hbsp_env env, int key, hbsp_env *out);
+HLA_API int hbsp_reorder(hbsp_env env, int key, hbsp_env *out);
 
 /** The ranks of env that share this rank's node. A node is a shared-memory domain
  *  (MPI_Comm_split_type SHARED) unless the variable HLA_VIRTUAL_NODES=k is set, in which case the
  *  ranks are cut into k consecutive virtual nodes (sizes differ by at most one), so that the
  *  hierarchy can be exercised on one machine. Collective over env. */
-int hbsp_node(hbsp_env env, hbsp_env *node);
+HLA_API int hbsp_node(hbsp_env env, hbsp_env *node);
 
 /* ---------------------------------------------------------------- registration and DRMA */
 
 /** Register base[0..bytes) for puts and gets of env. Collective over env and matched by call order:
  *  the i-th registration on every rank names the same variable (base may differ per rank, may be
  *  NULL with bytes = 0). Effective at the next hbsp_sync. Local work, no communication. */
-int hbsp_push_reg(hbsp_env env, void *base, size_t bytes);
+HLA_API int hbsp_push_reg(hbsp_env env, void *base, size_t bytes);
 
 /** Deregister the most recent registration of base. Collective over env, matched by order; pops
  *  may come in any order relative to the pushes. Effective at the end of the next hbsp_sync:
  *  communication issued in the same superstep still uses the registration. */
-int hbsp_pop_reg(hbsp_env env, void *base);
+HLA_API int hbsp_pop_reg(hbsp_env env, void *base);
 
 /** Copy src[0..bytes) now (buffered) and write it at offset of the registered variable dst_base on
  *  rank dst at the next hbsp_sync of env. Local. dst_base is this rank's address of the variable.
  *  Puts to overlapping places land in an unspecified order. BSP cost: bytes in h of env. */
-int hbsp_put(hbsp_env env, int dst, const void *src, void *dst_base, size_t offset, size_t bytes);
+HLA_API int hbsp_put(hbsp_env env, int dst, const void *src, void *dst_base, size_t offset,
+                     size_t bytes);
 
 /** As hbsp_put but unbuffered: src is read during the next hbsp_sync, so the caller keeps
  *  src[0..bytes) unchanged until then. Local. */
-int hbsp_hpput(hbsp_env env, int dst, const void *src, void *dst_base, size_t offset, size_t bytes);
+HLA_API int hbsp_hpput(hbsp_env env, int dst, const void *src, void *dst_base, size_t offset,
+                       size_t bytes);
 
 /** At the next hbsp_sync, read bytes at offset of the registered variable src_base on rank src,
  *  as it is at the sync before that superstep's puts land, into dst (local, need not be
  *  registered). Local. BSP cost: bytes in h of env. */
-int hbsp_get(hbsp_env env, int src, const void *src_base, size_t offset, void *dst, size_t bytes);
+HLA_API int hbsp_get(hbsp_env env, int src, const void *src_base, size_t offset, void *dst,
+                     size_t bytes);
 
 /* ---------------------------------------------------------------- BSMP messages */
 
 /** Set the tag size (bytes) for messages sent from the next superstep on; *tagsize returns the
  *  previous value. Collective over env (same value on every rank; checked at the sync). */
-int hbsp_set_tagsize(hbsp_env env, size_t *tagsize);
+HLA_API int hbsp_set_tagsize(hbsp_env env, size_t *tagsize);
 
 /** Queue a message (tag of the current tag size, payload of bytes) for rank dst; it can be read
  *  there after the next hbsp_sync. Both are copied now. Local. */
-int hbsp_send(hbsp_env env, int dst, const void *tag, const void *payload, size_t bytes);
+HLA_API int hbsp_send(hbsp_env env, int dst, const void *tag, const void *payload, size_t bytes);
 
 /** Number of messages not yet moved in this superstep's queue, and their total payload bytes.
  *  Local query. */
-int hbsp_qsize(hbsp_env env, size_t *nmessages, size_t *nbytes);
+HLA_API int hbsp_qsize(hbsp_env env, size_t *nmessages, size_t *nbytes);
 
 /** Take one message from the queue (no order guaranteed): its tag into tag (if not NULL), at most
  *  maxbytes of its payload into payload, its full payload size into *bytes. HLA_ERR_STATE if the
  *  queue is empty. The queue is dropped at the next hbsp_sync. Local. */
-int hbsp_move(hbsp_env env, void *tag, void *payload, size_t maxbytes, size_t *bytes);
+HLA_API int hbsp_move(hbsp_env env, void *tag, void *payload, size_t maxbytes, size_t *bytes);
 
 /* ---------------------------------------------------------------- synchronisation */
 
@@ -130,25 +133,26 @@ int hbsp_move(hbsp_env env, void *tag, void *payload, size_t maxbytes, size_t *b
  *  children's or a twin's. One exchange of counts (which also checks that every rank agrees on
  *  registrations, tag size and sync-versus-free), then the data. Collective over env.
  *  BSP cost: h g + l of env. */
-int hbsp_sync(hbsp_env env);
+HLA_API int hbsp_sync(hbsp_env env);
 
 /** Barrier over env; completes no communication. Collective over env. BSP cost: l. */
-int hbsp_barrier(hbsp_env env);
+HLA_API int hbsp_barrier(hbsp_env env);
 
 /* ---------------------------------------------------------------- collectives */
 
 typedef enum {
-  HBSP_AUTO = 0,            /* library's choice */
-  HBSP_NATIVE,              /* MPI's own collective */
-  HBSP_FLAT,                /* root talks to every rank directly */
-  HBSP_BINOMIAL,            /* binomial tree */
-  HBSP_PIPELINE,            /* segmented chain, segment bytes in hbsp_coll.segment */
-  HBSP_SCATTER_ALLGATHER    /* two-phase: scatter then ring allgather (reduce: reduce-scatter + gather) */
+  HBSP_AUTO = 0,         /* library's choice */
+  HBSP_NATIVE,           /* MPI's own collective */
+  HBSP_FLAT,             /* root talks to every rank directly */
+  HBSP_BINOMIAL,         /* binomial tree */
+  HBSP_PIPELINE,         /* segmented chain, segment bytes in hbsp_coll.segment */
+  HBSP_SCATTER_ALLGATHER /* two-phase: scatter then ring allgather (reduce: reduce-scatter + gather)
+                          */
 } hbsp_alg;
 
 /** How to run a collective. groups = G > 1 applies Hasanov's two-level transformation with G groups
- *  of P/G consecutive ranks (G must divide P): an outer collective across groups, an inner one inside
- *  each, both with alg. groups <= 1 (or = P) runs alg directly. NULL means HBSP_AUTO. */
+ *  of P/G consecutive ranks (G must divide P): an outer collective across groups, an inner one
+ * inside each, both with alg. groups <= 1 (or = P) runs alg directly. NULL means HBSP_AUTO. */
 typedef struct {
   hbsp_alg alg;
   size_t segment; /* bytes per segment for HBSP_PIPELINE; 0 = a default */
@@ -161,7 +165,8 @@ typedef enum {
   HBSP_MAX,
   HBSP_MIN,
   HBSP_MAXLOC,   /* HBSP_DOUBLE_INDEX: largest value; ties go to the lowest index */
-  HBSP_MAXABSLOC /* HBSP_DOUBLE_INDEX: largest |value| (value keeps its sign); ties to lowest index */
+  HBSP_MAXABSLOC /* HBSP_DOUBLE_INDEX: largest |value| (value keeps its sign); ties to lowest index
+                  */
 } hbsp_op;
 
 /** Element of HBSP_DOUBLE_INDEX (value with a global index). */
@@ -175,27 +180,27 @@ typedef struct {
  *  allowed (in place). Costs in the Hockney model per algorithm: see src/bsp/coll.c. */
 
 /** Copy buf[0..bytes) from root to every rank. */
-int hbsp_bcast(hbsp_env env, void *buf, size_t bytes, int root, const hbsp_coll *how);
+HLA_API int hbsp_bcast(hbsp_env env, void *buf, size_t bytes, int root, const hbsp_coll *how);
 
 /** Element-wise reduction of count elements of type into recv on root (recv ignored elsewhere). */
-int hbsp_reduce(hbsp_env env, const void *send, void *recv, size_t count, hbsp_type type,
-                hbsp_op op, int root, const hbsp_coll *how);
+HLA_API int hbsp_reduce(hbsp_env env, const void *send, void *recv, size_t count, hbsp_type type,
+                        hbsp_op op, int root, const hbsp_coll *how);
 
 /** Element-wise reduction, result on every rank. */
-int hbsp_allreduce(hbsp_env env, const void *send, void *recv, size_t count, hbsp_type type,
-                   hbsp_op op, const hbsp_coll *how);
+HLA_API int hbsp_allreduce(hbsp_env env, const void *send, void *recv, size_t count, hbsp_type type,
+                           hbsp_op op, const hbsp_coll *how);
 
 /** Every rank's bytes land in rank order in recv[0..P*bytes) on root. */
-int hbsp_gather(hbsp_env env, const void *send, void *recv, size_t bytes, int root,
-                const hbsp_coll *how);
+HLA_API int hbsp_gather(hbsp_env env, const void *send, void *recv, size_t bytes, int root,
+                        const hbsp_coll *how);
 
 /** Root's send[r*bytes..(r+1)*bytes) lands in recv on rank r. */
-int hbsp_scatter(hbsp_env env, const void *send, void *recv, size_t bytes, int root,
-                 const hbsp_coll *how);
+HLA_API int hbsp_scatter(hbsp_env env, const void *send, void *recv, size_t bytes, int root,
+                         const hbsp_coll *how);
 
 /** Every rank's bytes land in rank order in recv[0..P*bytes) on every rank. */
-int hbsp_allgather(hbsp_env env, const void *send, void *recv, size_t bytes,
-                   const hbsp_coll *how);
+HLA_API int hbsp_allgather(hbsp_env env, const void *send, void *recv, size_t bytes,
+                           const hbsp_coll *how);
 
 /* ---------------------------------------------------------------- profiler */
 
@@ -204,15 +209,15 @@ int hbsp_allgather(hbsp_env env, const void *send, void *recv, size_t bytes,
  *  and messages sent and received, and the traffic row of this rank. Written as one JSON file at
  *  path when env is freed or hbsp_profile_write is called. HLA_PROFILE=path does the same for
  *  every hbsp_init. Collective over env. When off, the cost is one pointer test per call. */
-int hbsp_profile_start(hbsp_env env, const char *path);
+HLA_API int hbsp_profile_start(hbsp_env env, const char *path);
 
 /** Gather every rank's records of env's profile (and its children's) to rank 0 of env and write
  *  the JSON file; recording goes on. Collective over env. */
-int hbsp_profile_write(hbsp_env env);
+HLA_API int hbsp_profile_write(hbsp_env env);
 
 /** Label the supersteps that follow on env (for example "lu-panel"); labels group repeated
  *  supersteps in the output. Local. */
-int hbsp_profile_label(hbsp_env env, const char *label);
+HLA_API int hbsp_profile_label(hbsp_env env, const char *label);
 
 #ifdef __cplusplus
 }

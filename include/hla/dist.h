@@ -34,10 +34,6 @@
 extern "C" {
 #endif
 
-#ifndef HLA_API
-#define HLA_API __attribute__((visibility("default")))
-#endif
-
 /* ---------------------------------------------------------------- grids */
 
 typedef struct hgrid_s *hgrid;

@@ -7,6 +7,11 @@
 #ifndef HLA_ERROR_H
 #define HLA_ERROR_H
 
+/* Marks the public functions: the library is built with hidden visibility by default. */
+#ifndef HLA_API
+#define HLA_API __attribute__((visibility("default")))
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -20,13 +25,13 @@ enum {
   HLA_ERR_NONFINITE, /* Inf or NaN in the input */
   HLA_ERR_NOMEM,     /* an allocation failed, or a memory bound in the options would be exceeded */
   HLA_ERR_MPI,       /* an MPI call failed */
-  HLA_ERR_STATE,     /* ranks disagree on the state of an environment (mismatched collective calls) */
-  HLA_ERR_INTERNAL,  /* a bug in hla: please report it */
-  HLA_ERR_COUNT_     /* number of codes; not an error */
+  HLA_ERR_STATE, /* ranks disagree on the state of an environment (mismatched collective calls) */
+  HLA_ERR_INTERNAL, /* a bug in hla: please report it */
+  HLA_ERR_COUNT_    /* number of codes; not an error */
 };
 
 /** Short English description of an error code. Local, pure query. */
-const char *hla_strerror(int code);
+HLA_API const char *hla_strerror(int code);
 
 #ifdef __cplusplus
 }

@@ -22,41 +22,42 @@ typedef enum { HLA_PANEL_AUTO = 0, HLA_PANEL_RECURSIVE, HLA_PANEL_COLUMNS } hla_
 
 /** What an operation did (filled when opts->report is set). */
 typedef struct {
-  int mm_alg;           /* hla_mm_alg that ran */
-  int lu_alg;           /* hla_lu_alg that ran */
-  int M, N;             /* process grid */
-  int mb, nb;           /* block sizes of the layout computed on */
-  int inner_block;      /* SUMMA/HSUMMA panel width b */
-  int outer_block;      /* HSUMMA outer block */
+  int mm_alg;                 /* hla_mm_alg that ran */
+  int lu_alg;                 /* hla_lu_alg that ran */
+  int M, N;                   /* process grid */
+  int mb, nb;                 /* block sizes of the layout computed on */
+  int inner_block;            /* SUMMA/HSUMMA panel width b */
+  int outer_block;            /* HSUMMA outer block */
   int groups_row, groups_col; /* HSUMMA / hierarchical LU groups I x J */
-  int replication;      /* 3D/2.5D: layers c */
-  int lookahead;        /* LU look-ahead depth */
-  int panel;            /* hla_panel_alg */
-  int threads;          /* BLAS/OpenMP threads per rank */
-  int redistributed;    /* operands were redistributed to a common layout first */
-  double predicted_seconds; /* model prediction, 0 if none */
-  double seconds;           /* measured wall time of the call */
-  char why[256];            /* the reason for the automatic choices, one line */
+  int replication;            /* 3D/2.5D: layers c */
+  int lookahead;              /* LU look-ahead depth */
+  int panel;                  /* hla_panel_alg */
+  int threads;                /* BLAS/OpenMP threads per rank */
+  int redistributed;          /* operands were redistributed to a common layout first */
+  double predicted_seconds;   /* model prediction, 0 if none */
+  double seconds;             /* measured wall time of the call */
+  char why[256];              /* the reason for the automatic choices, one line */
 } hla_report;
 
 /** Options. Zero means automatic for every field. */
 typedef struct {
-  int mm_alg;            /* hla_mm_alg */
-  int inner_block;       /* panel width b (SUMMA, HSUMMA inner) */
-  int outer_block;       /* HSUMMA outer block (multiple of inner_block) */
-  int groups;            /* HSUMMA / hierarchical LU: G groups (laid out as close to sqrt G x sqrt G) */
+  int mm_alg;      /* hla_mm_alg */
+  int inner_block; /* panel width b (SUMMA, HSUMMA inner) */
+  int outer_block; /* HSUMMA outer block (multiple of inner_block) */
+  int groups;      /* HSUMMA / hierarchical LU: G groups (laid out as close to sqrt G x sqrt G) */
   int groups_row, groups_col; /* or explicitly I x J groups (override groups) */
-  int replication;       /* 3D / 2.5D: replication factor c */
-  double mem_bound;      /* bytes per rank that replication may use; 0 = no bound */
-  int lu_alg;            /* hla_lu_alg */
-  int lookahead;         /* LU look-ahead depth; 0 = automatic (>= 1), -1 = off */
-  int panel;             /* hla_panel_alg */
-  hbsp_coll bcast;       /* broadcast algorithm for panels; alg = HBSP_AUTO: library's choice */
-  hla_report *report;    /* out: what ran and why (may be NULL) */
-  int64_t *info_out;     /* out (hlu_factor, hla_gesv): first zero pivot (0-based), -1 if none */
+  int replication;            /* 3D / 2.5D: replication factor c */
+  double mem_bound;           /* bytes per rank that replication may use; 0 = no bound */
+  int lu_alg;                 /* hla_lu_alg */
+  int lookahead;              /* LU look-ahead depth; 0 = automatic (>= 1), -1 = off */
+  int panel;                  /* hla_panel_alg */
+  hbsp_coll bcast;    /* broadcast algorithm for panels; alg = HBSP_AUTO: library's choice */
+  hla_report *report; /* out: what ran and why (may be NULL) */
+  int64_t *info_out;  /* out (hlu_factor, hla_gesv): first zero pivot (0-based), -1 if none */
 } hla_opts;
 
-#define HLA_OPTS_INIT {0}
+#define HLA_OPTS_INIT                                                                              \
+  { 0 }
 
 /** C := alpha op(A) op(B) + beta C with op(X) = X ('N') or X^T ('T'). op(A) is m x k, op(B) k x n,
  *  C m x n; any sizes >= 0 (k = 0 gives C := beta C). beta = 0 never reads C (NaN in C is
@@ -66,8 +67,8 @@ typedef struct {
  *  handle, bad trans or options), HLA_ERR_NOMEM (including a replication over opts->mem_bound);
  *  C is untouched on error.
  *  @par Collective over HGRID_ALL of C's grid. BSP cost: see the algorithm's file in src/dist. */
-int hmatmul(char transa, char transb, double alpha, hmat A, hmat B, double beta, hmat C,
-            const hla_opts *opts);
+HLA_API int hmatmul(char transa, char transb, double alpha, hmat A, hmat B, double beta, hmat C,
+                    const hla_opts *opts);
 
 /** P A = L U in place, by right-looking blocked LU with partial pivoting (square blocks nb = mb
  *  required: HLA_ERR_DIST otherwise). ipiv[0..n) (local, out, replicated on every rank): 0-based
@@ -76,15 +77,15 @@ int hmatmul(char transa, char transb, double alpha, hmat A, hmat B, double beta,
  *  completed as dgetrf does, and the first zero pivot is in *opts->info_out. HLA_ERR_NONFINITE
  *  (every rank, A untouched) when A holds Inf or NaN. HLA_ERR_DIM if A is not square.
  *  @par Collective over HGRID_ALL of A's grid. */
-int hlu_factor(hmat A, int64_t *ipiv, const hla_opts *opts);
+HLA_API int hlu_factor(hmat A, int64_t *ipiv, const hla_opts *opts);
 
 /** B := A^-1 B from the factors of hlu_factor (LU, ipiv). B is n x nrhs (nrhs >= 0) on the same
  *  grid, with the same row block size as LU.
  *  @par Collective over HGRID_ALL of LU's grid. */
-int hlu_solve(hmat LU, const int64_t *ipiv, hmat B, const hla_opts *opts);
+HLA_API int hlu_solve(hmat LU, const int64_t *ipiv, hmat B, const hla_opts *opts);
 
 /** hlu_factor then hlu_solve: A is overwritten by its factors, B by the solution. */
-int hla_gesv(hmat A, int64_t *ipiv, hmat B, const hla_opts *opts);
+HLA_API int hla_gesv(hmat A, int64_t *ipiv, hmat B, const hla_opts *opts);
 
 #ifdef __cplusplus
 }
