@@ -63,13 +63,13 @@ static int check_drma(hbsp_env env, const char *fn, int peer, const void *local,
 
 int hbsp_put(hbsp_env env, int dst, const void *src, void *dst_base, size_t offset, size_t bytes) {
   if (!env) return HLA_ERR_ARG;
-  int slot;
+  int slot = -1;
   HLA_CALL(check_drma(env, "hbsp_put", dst, src, dst_base, offset, bytes, &slot));
   if (bytes == 0) return HLA_OK;
   /* Buffered: the caller may change src at once. */
   if (bytes >= HBSP_LARGE && dst != env->rank)
     return queue_hp(env, dst, slot, offset, NULL, src, bytes);
-  char *data;
+  char *data = NULL;
   HLA_CALL(hbsp_stream_add(env, dst, (hbsp_rec){HBSP_REC_PUT, slot, offset, bytes}, bytes, &data));
   memcpy(data, src, bytes);
   return HLA_OK;
@@ -78,12 +78,12 @@ int hbsp_put(hbsp_env env, int dst, const void *src, void *dst_base, size_t offs
 int hbsp_hpput(hbsp_env env, int dst, const void *src, void *dst_base, size_t offset,
                size_t bytes) {
   if (!env) return HLA_ERR_ARG;
-  int slot;
+  int slot = -1;
   HLA_CALL(check_drma(env, "hbsp_hpput", dst, src, dst_base, offset, bytes, &slot));
   if (bytes == 0) return HLA_OK;
   if (dst != env->rank) return queue_hp(env, dst, slot, offset, src, NULL, bytes);
   /* To itself an hpput is a put: the sync copies it at once. */
-  char *data;
+  char *data = NULL;
   HLA_CALL(hbsp_stream_add(env, dst, (hbsp_rec){HBSP_REC_PUT, slot, offset, bytes}, bytes, &data));
   memcpy(data, src, bytes);
   return HLA_OK;
@@ -91,7 +91,7 @@ int hbsp_hpput(hbsp_env env, int dst, const void *src, void *dst_base, size_t of
 
 int hbsp_get(hbsp_env env, int src, const void *src_base, size_t offset, void *dst, size_t bytes) {
   if (!env) return HLA_ERR_ARG;
-  int slot;
+  int slot = -1;
   HLA_CALL(check_drma(env, "hbsp_get", src, dst, src_base, offset, bytes, &slot));
   if (bytes == 0) return HLA_OK;
   hbsp_peer *p = &env->peer[src];
