@@ -1,0 +1,365 @@
+/* hla — LU factorisation with partial pivoting: argument checks, variant choice, the blocked
+ * right-looking driver with look-ahead, and the report.
+ *
+ * Block step k (columns [j0, j0 + jb), j0 = k nb; pc = k mod N owns them, pr = k mod M owns rows
+ * [j0, j0 + jb)):
+ *   a. panel: the process column pc factors the panel (lu_panel.c), pivots by max-with-location
+ *      over the column (lu_pivot.c); skipped when look-ahead already did it in step k-1;
+ *   b. L: the panel (my rows >= j0) with the pivots and the zero-pivot flag goes along every
+ *      process row from pc (one- or two-level broadcast, lu_bcast.c);
+ *   c. swaps: the jb interchanges, composed into one permutation, move every touched row once to
+ *      its final owner, left and right of the panel, in one superstep per process column
+ *      (lu_swap.c);
+ *   d. U: process row pr solves U12 := L11^-1 A12 on its columns (trsm) and sends U12 down every
+ *      process column;
+ *   e. update: A22 -= L21 U12 by dgemm (threaded BLAS of the node), first on the columns of block
+ *      k+1 and then on the rest. With look-ahead, process column k+1 mod N factors panel k+1
+ *      between the two, so the panel (latency-bound, one process column) runs while the other
+ *      columns are still updating, and its broadcast in step k+1 does not wait for the big update
+ *      of its owners. The dgemm calls are the same either way, so the bits are too.
+ * No global synchronisation inside the loop: only row and column environments (subset syncs).
+ *
+ * BSP cost per block step (flat; R = ceil((n - j0)/M) rows, C = ceil((n - j0)/N) columns):
+ *   panel  jb (l_c + hlu_maxloc) + log2 jb broadcasts of <= jb^2/4 words + 2 R jb^2 flops on pc;
+ *   L      R jb g_r + l_r (binomial broadcast: log2 N times);   swaps 2 jb C g_c + l_c;
+ *   U      jb^2 C flops on pr + jb C g_c + l_c;                  update 2 R jb C flops.
+ * Summed over n / nb steps: 2 n^3 / (3 P) flops + O(n^2 (1/M + 1/N)) words + O(n) l_c + O(n/nb)
+ * l_r. Two levels replace each broadcast and max-with-location by its two-level form (lu_bcast.c):
+ * per step about one message per group (node) crosses the top level instead of log2 of the ranks.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dist/lu_impl.h"
+#include "kernels/kernels.h"
+
+/* ---------------------------------------------------------------- options and setup */
+
+int hlu_opts_check(hbsp_env env, const char *fn, const hla_opts *o, int64_t *v) {
+  hla_opts z = HLA_OPTS_INIT;
+  if (o == NULL) o = &z;
+  int64_t w[HLU_NOPTS] = {o->lu_alg,       o->lookahead, o->panel,      o->bcast.alg,
+                          o->bcast.groups, o->groups,    o->groups_row, o->groups_col};
+  memcpy(v, w, sizeof w);
+  if (o->lu_alg < HLA_LU_AUTO || o->lu_alg > HLA_LU_HIER)
+    return HBSP_FAIL(env, HLA_ERR_ARG, "%s: unknown lu_alg %d", fn, o->lu_alg);
+  if (o->lookahead < -1)
+    return HBSP_FAIL(env, HLA_ERR_ARG, "%s: lookahead %d (use -1 for none, 0 automatic)", fn,
+                     o->lookahead);
+  if (o->panel < HLA_PANEL_AUTO || o->panel > HLA_PANEL_COLUMNS)
+    return HBSP_FAIL(env, HLA_ERR_ARG, "%s: unknown panel algorithm %d", fn, o->panel);
+  if ((unsigned)o->bcast.alg > (unsigned)HBSP_SCATTER_ALLGATHER)
+    return HBSP_FAIL(env, HLA_ERR_ARG, "%s: unknown broadcast algorithm %d", fn, (int)o->bcast.alg);
+  if (o->bcast.groups < 0 || o->groups < 0 || o->groups_row < 0 || o->groups_col < 0)
+    return HBSP_FAIL(env, HLA_ERR_ARG, "%s: negative group count", fn);
+  return HLA_OK;
+}
+
+/* Groups of a process column (I) and row (J) asked for explicitly; 0 x 0 if none. */
+static void explicit_groups(const hla_opts *o, int M, int N, int *I, int *J) {
+  *I = *J = 0;
+  if (o == NULL) return;
+  if (o->groups_row > 0 || o->groups_col > 0) {
+    *I = o->groups_row > 0 ? o->groups_row : 1;
+    *J = o->groups_col > 0 ? o->groups_col : 1;
+  } else if (o->groups > 1) { /* the most square I x J = G with I <= J */
+    int G = o->groups, i = 1;
+    for (int d = 1; d * d <= G; d++)
+      if (G % d == 0) i = d;
+    *I = i, *J = G / i;
+  } else {
+    return;
+  }
+  if (*I > M) *I = M;
+  if (*J > N) *J = N;
+}
+
+/* Groups a set of keys forms (keys of one row or column); 1 when trivial. */
+static int count_groups(const int64_t *key, int n, int stride) {
+  int ng = 0;
+  for (int i = 0; i < n; i++) {
+    int seen = 0;
+    for (int q = 0; q < i && !seen; q++) seen = key[q * stride] == key[i * stride];
+    ng += !seen;
+  }
+  return ng <= 1 || ng >= n ? 1 : ng;
+}
+
+/* The node of every rank of ALL, as the ALL rank of its node's first rank. Collective over ALL. */
+static int node_keys(hlu_ctx *c, int64_t **keys) {
+  hgrid g = c->g;
+  int P = c->M * c->N, code = HLA_OK;
+  int64_t mine = hbsp_rank(g->all);
+  int64_t *k = malloc((size_t)P * sizeof *k);
+  if (k == NULL) code = HBSP_FAIL(g->all, HLA_ERR_NOMEM, "LU: out of memory for %d node keys", P);
+  HLA_CALL(hbsp_agree(g->all, code));
+  code = hbsp_coll_bcast(g->node, &mine, sizeof mine, 0, NULL);
+  if (code == HLA_OK) code = hbsp_coll_allgather(g->all, &mine, k, sizeof mine, NULL);
+  if (code != HLA_OK) {
+    free(k);
+    return code;
+  }
+  *keys = k;
+  return HLA_OK;
+}
+
+int hlu_setup(hlu_ctx *c, hmat A, const hla_opts *opts) {
+  memset(c, 0, sizeof *c);
+  hgrid g = A->g;
+  c->A = A, c->g = g, c->n = A->n, c->nb = A->nb;
+  c->M = g->M, c->N = g->N, c->myrow = g->myrow, c->mycol = g->mycol;
+  c->mloc = A->mloc, c->nloc = A->nloc, c->lld = A->lld, c->a = A->data;
+  c->all = g->all;
+  c->rowlv = (hlu_level){g->row, NULL, NULL, NULL, NULL, 1};
+  c->collv = (hlu_level){g->col, NULL, NULL, NULL, NULL, 1};
+  c->info = -1;
+  c->lookahead = opts && opts->lookahead < 0 ? 0 : 1;
+  c->panel = opts && opts->panel ? opts->panel : HLA_PANEL_RECURSIVE;
+  if (opts && (opts->bcast.alg != HBSP_AUTO || opts->bcast.groups || opts->bcast.segment))
+    c->how = opts->bcast, c->howp = &c->how;
+  c->groups_row = c->groups_col = 1;
+  const char *la = !opts || opts->lookahead == 0 ? "look-ahead 1 (default)"
+                   : opts->lookahead < 0         ? "look-ahead off (requested)"
+                   : opts->lookahead == 1        ? "look-ahead 1 (requested)"
+                                          : "look-ahead 1 (deeper requested; 1 is implemented)";
+  const char *pa = c->panel == HLA_PANEL_COLUMNS ? "column-by-column panel (requested)"
+                   : g->M == 1                   ? "recursive node-local panel (one process row)"
+                                                 : "distributed recursive panel";
+
+  /* The sends of the row moves and of the panel assume the grid's column environments carry no
+   * tags (nobody else sets one on the grid's environments). */
+  int code = HLA_OK;
+  if (g->col->tagsize || g->col->tagsize_next)
+    code = HBSP_FAIL(g->all, HLA_ERR_STATE, "LU: a tag size is set on the grid's column env");
+  HLA_CALL(hbsp_agree(g->all, code));
+
+  int want = opts ? opts->lu_alg : HLA_LU_AUTO, I, J, nnodes = 1;
+  explicit_groups(opts, c->M, c->N, &I, &J);
+  hgrid_nodes(g, &nnodes, NULL, NULL);
+  const char *how;
+  int64_t *ckey = malloc((size_t)(c->M + c->N) * sizeof *ckey), *rkey = ckey + c->M;
+  code = ckey ? HLA_OK : HBSP_FAIL(g->all, HLA_ERR_NOMEM, "LU: out of memory");
+  HLA_CALL(hbsp_agree(g->all, code));
+  if (want == HLA_LU_FLAT || (want == HLA_LU_AUTO && I == 0 && nnodes == 1)) {
+    c->alg = HLA_LU_FLAT;
+    how = want == HLA_LU_FLAT ? "flat (requested)" : "flat: the grid is on one node";
+  } else if (I > 0) { /* explicit groups: consecutive blocks of process rows and columns */
+    c->alg = HLA_LU_HIER;
+    for (int i = 0; i < c->M; i++) ckey[i] = (int64_t)i * I / c->M;
+    for (int j = 0; j < c->N; j++) rkey[j] = (int64_t)j * J / c->N;
+    c->groups_row = count_groups(ckey, c->M, 1), c->groups_col = count_groups(rkey, c->N, 1);
+    how = "hierarchical: groups from the options";
+  } else if (nnodes == 1) {
+    c->alg = HLA_LU_HIER;
+    how = "hierarchical (requested), but the grid is on one node: both levels are one";
+  } else {
+    int64_t *k;
+    int rc = node_keys(c, &k);
+    if (rc != HLA_OK) {
+      free(ckey);
+      return rc;
+    }
+    /* Two levels pay off where a process row or column spans several nodes with several of its
+     * ranks on one node; elsewhere the two-level collectives are the flat ones. */
+    int M = c->M, N = c->N, gr = 1, gc = 1;
+    for (int j = 0; j < N; j++) {
+      int x = count_groups(k + j, M, N);
+      gr = x > gr ? x : gr;
+    }
+    for (int i = 0; i < M; i++) {
+      int x = count_groups(k + (int64_t)i * N, N, 1);
+      gc = x > gc ? x : gc;
+    }
+    for (int i = 0; i < M; i++) ckey[i] = k[(int64_t)i * N + c->mycol];
+    for (int j = 0; j < N; j++) rkey[j] = k[(int64_t)c->myrow * N + j];
+    free(k);
+    if (want == HLA_LU_HIER || gr > 1 || gc > 1) {
+      c->alg = HLA_LU_HIER;
+      c->groups_row = gr, c->groups_col = gc;
+      how = want == HLA_LU_HIER ? "hierarchical (requested), groups = nodes"
+                                : "hierarchical: rows or columns of the grid span nodes";
+    } else {
+      c->alg = HLA_LU_FLAT;
+      how = "flat: no process row or column has two ranks on one node and spans nodes";
+    }
+  }
+  code = HLA_OK;
+  if (c->alg == HLA_LU_HIER && (I > 0 || nnodes > 1)) {
+    code = hlu_level_make(g->col, ckey, &c->collv);
+    if (code == HLA_OK) code = hlu_level_make(g->row, rkey, &c->rowlv);
+  }
+  free(ckey);
+  if (code != HLA_OK) {
+    hlu_level_free(&c->collv);
+    return code;
+  }
+  snprintf(c->why, sizeof c->why, "%s (%d x %d groups); %s; %s", how, c->groups_row, c->groups_col,
+           la, pa);
+  return HLA_OK;
+}
+
+int hlu_workspace(hlu_ctx *c, int64_t ld, int64_t ud, int64_t pd, int64_t id) {
+  c->lbuf = hdist_alloc(ld);
+  c->ubuf = hdist_alloc(ud);
+  c->pbuf = hdist_alloc(pd);
+  c->iwork =
+      (uint64_t)id < SIZE_MAX / 8 ? malloc((size_t)(id > 0 ? id : 1) * sizeof(int64_t)) : NULL;
+  if (!c->lbuf || !c->ubuf || !c->pbuf || !c->iwork)
+    return HBSP_FAIL(c->all, HLA_ERR_NOMEM, "LU: cannot allocate the workspaces");
+  return HLA_OK;
+}
+
+int hlu_teardown(hlu_ctx *c) {
+  int rc = hlu_level_free(&c->rowlv), e = hlu_level_free(&c->collv);
+  free(c->lbuf);
+  free(c->ubuf);
+  free(c->pbuf);
+  free(c->iwork);
+  hla_buf_free(&c->msg);
+  c->lbuf = c->ubuf = c->pbuf = NULL;
+  c->iwork = NULL;
+  return rc != HLA_OK ? rc : e;
+}
+
+void hlu_report(const hlu_ctx *c, const hla_opts *opts, double seconds) {
+  if (opts == NULL || opts->report == NULL) return;
+  hla_report *r = opts->report;
+  memset(r, 0, sizeof *r);
+  r->lu_alg = c->alg;
+  r->M = c->M, r->N = c->N, r->mb = r->nb = c->nb;
+  r->groups_row = c->groups_row, r->groups_col = c->groups_col;
+  r->lookahead = c->lookahead;
+  r->panel = c->panel;
+  r->threads = hgrid_threads(c->g);
+  r->seconds = seconds;
+  memcpy(r->why, c->why, sizeof r->why);
+}
+
+/* ---------------------------------------------------------------- the factorisation */
+
+int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
+  const int64_t n = c->n, lld = c->lld;
+  const int nb = c->nb, M = c->M, N = c->N, me_r = c->myrow, me_c = c->mycol;
+  int64_t *pairs = c->iwork; /* 4 nb entries */
+  int64_t pinfo = -1;
+  for (int64_t j0 = 0, k = 0; j0 < n; j0 += nb, k++) {
+    const int jb = (int)(n - j0 < nb ? n - j0 : nb);
+    const int pc = (int)(k % N), pr = (int)(k % M);
+    const int64_t il0 = hmat_numroc(j0, nb, me_r, M), il1 = hmat_numroc(j0 + jb, nb, me_r, M);
+    const int64_t jl0 = hmat_numroc(j0, nb, me_c, N), jl1 = hmat_numroc(j0 + jb, nb, me_c, N);
+    const int64_t nl = c->mloc - il0, ldl = nl > 1 ? nl : 1, nu = c->nloc - jl1;
+
+    /* a. panel */
+    if (me_c == pc && (!c->lookahead || k == 0)) HLA_CALL(hlu_panel(c, j0, jb, ipiv, &pinfo));
+
+    /* b. L panel, pivots and the zero-pivot flag along my process row */
+    int64_t *hdr = (int64_t *)c->lbuf;
+    double *L = c->lbuf + jb + 1;
+    if (me_c == pc) {
+      memcpy(hdr, ipiv + j0, (size_t)jb * sizeof *hdr);
+      hdr[jb] = pinfo;
+      hkern_pack(nl, jb, c->a + il0 + jl0 * lld, lld, L);
+    }
+    HLA_CALL(
+        hlu_bcast(&c->rowlv, c->lbuf, (size_t)(jb + 1 + nl * jb) * sizeof(double), pc, c->howp));
+    memcpy(ipiv + j0, hdr, (size_t)jb * sizeof *hdr);
+    if (c->info < 0 && hdr[jb] >= 0) c->info = hdr[jb];
+
+    /* c. the block's interchanges, left and right of the panel */
+    int64_t np;
+    hlu_compose(ipiv, j0, j0 + jb, pairs, pairs + 2 * nb, &np);
+    HLA_CALL(hlu_move_rows(c, c->A, pairs, pairs + 2 * nb, np, jl0, jl1));
+
+    /* d. U12 := L11^-1 A12 on process row pr, then down my process column */
+    if (me_r == pr && nu > 0) {
+      double *A12 = c->a + il0 + jl1 * lld;
+      HLA_CALL(hkern_dtrsm('L', 'L', 'N', 'U', jb, nu, 1.0, L, ldl, A12, lld));
+      hkern_pack(jb, nu, A12, lld, c->ubuf);
+    }
+    HLA_CALL(hlu_bcast(&c->collv, c->ubuf, (size_t)(jb * nu) * sizeof(double), pr, c->howp));
+
+    /* e. trailing update: block k+1 first, then (look-ahead) panel k+1, then the rest */
+    const int64_t m2 = c->mloc - il1, next0 = j0 + jb;
+    const int next_pc = (int)((k + 1) % N);
+    const int64_t nxt = me_c == next_pc && next0 < n ? (n - next0 < nb ? n - next0 : nb) : 0;
+    double *L21 = L + (il1 - il0), *A22 = c->a + il1 + jl1 * lld;
+    if (m2 > 0 && nxt > 0)
+      HLA_CALL(hkern_dgemm('N', 'N', m2, nxt, jb, -1.0, L21, ldl, c->ubuf, jb, 1.0, A22, lld));
+    if (c->lookahead && nxt > 0) {
+      pinfo = -1;
+      HLA_CALL(hlu_panel(c, next0, (int)nxt, ipiv, &pinfo));
+    }
+    if (m2 > 0 && nu - nxt > 0)
+      HLA_CALL(hkern_dgemm('N', 'N', m2, nu - nxt, jb, -1.0, L21, ldl, c->ubuf + nxt * jb, jb, 1.0,
+                           A22 + nxt * lld, lld));
+  }
+  return HLA_OK;
+}
+
+/* ---------------------------------------------------------------- checks and entry point */
+
+/* Sizes are at most this, so that index arithmetic in int64 never overflows. */
+#define HLU_MAX_N ((int64_t)1 << 40)
+
+int hlu_check_matrix(const char *fn, hmat A, const char *name) {
+  hbsp_env all = A->g->all;
+  if (A->m != A->n)
+    return HBSP_FAIL(all, HLA_ERR_DIM, "%s: %s is %lld x %lld, not square", fn, name,
+                     (long long)A->m, (long long)A->n);
+  if (A->mb != A->nb)
+    return HBSP_FAIL(all, HLA_ERR_DIST,
+                     "%s: %s has %d x %d blocks; LU needs square blocks (mb = nb)", fn, name, A->mb,
+                     A->nb);
+  if (A->n > HLU_MAX_N)
+    return HBSP_FAIL(all, HLA_ERR_DIM, "%s: n = %lld is too large", fn, (long long)A->n);
+  return HLA_OK;
+}
+
+int hlu_check_finite(const char *fn, hmat A) {
+  for (int64_t j = 0; j < A->nloc; j++)
+    for (int64_t i = 0; i < A->mloc; i++)
+      if (!isfinite(A->data[i + j * A->lld]))
+        return HBSP_FAIL(A->g->all, HLA_ERR_NONFINITE, "%s: A(%lld,%lld) = %g is not finite", fn,
+                         (long long)hmat_l2g_row(A, i), (long long)hmat_l2g_col(A, j),
+                         A->data[i + j * A->lld]);
+  return HLA_OK;
+}
+
+int hlu_finish(hlu_ctx *c, const char *fn, const hla_opts *opts, double t0) {
+  if (opts && opts->info_out) *opts->info_out = c->info;
+  hlu_report(c, opts, hbsp_time() - t0);
+  if (c->info >= 0)
+    return HBSP_FAIL_ALL(c->all, HLA_ERR_SINGULAR,
+                         "%s: U(%lld,%lld) is exactly zero: the matrix is singular", fn,
+                         (long long)c->info, (long long)c->info);
+  return HLA_OK;
+}
+
+int hlu_factor(hmat A, int64_t *ipiv, const hla_opts *opts) {
+  static const char fn[] = "hlu_factor";
+  if (A == NULL) return HLA_ERR_ARG;
+  double t0 = hbsp_time();
+  hbsp_env all = A->g->all;
+  int64_t v[HLU_NOPTS];
+  int same, code = hlu_opts_check(all, fn, opts, v);
+  HLA_CALL(hdist_check_same(all, v, HLU_NOPTS, &same));
+  if (!same) code = HBSP_FAIL(all, HLA_ERR_ARG, "%s: the options differ between ranks", fn);
+  if (code == HLA_OK) code = hlu_check_matrix(fn, A, "A");
+  if (code == HLA_OK && ipiv == NULL && A->n > 0)
+    code = HBSP_FAIL(all, HLA_ERR_ARG, "%s: ipiv is NULL", fn);
+  if (code == HLA_OK) code = hlu_check_finite(fn, A); /* before anything changes */
+  HLA_CALL(hbsp_agree(all, code));
+
+  hlu_ctx c;
+  HLA_CALL(hlu_setup(&c, A, opts));
+  int nb = A->nb;
+  code = hlu_workspace(&c, nb + 1 + A->mloc * nb, (int64_t)nb * A->nloc,
+                       3 * (nb + 1) + (int64_t)nb * nb, 4 * (int64_t)nb);
+  code = hbsp_agree(all, code);
+  if (code == HLA_OK) code = hlu_factor_run(&c, ipiv);
+  int e = hlu_teardown(&c);
+  HLA_CALL(code);
+  HLA_CALL(e);
+  return hlu_finish(&c, fn, opts, t0);
+}

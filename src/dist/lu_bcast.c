@@ -1,0 +1,91 @@
+/* hla — one- and two-level collectives of the LU over a process row or column (see lu_impl.h).
+ *
+ * The two-level forms keep the traffic that crosses groups (nodes) to one message per group:
+ *   broadcast  root's group  ->  leaders (one per group)  ->  every other group;
+ *   maxloc     inside groups  ->  among leaders  ->  back inside groups.
+ * Groups are made once per factorisation or solve (hlu_level_make) and may have unequal sizes,
+ * so this does not need hbsp_coll.groups (which wants G equal groups of consecutive ranks). */
+#include <stdlib.h>
+#include "dist/lu_impl.h"
+
+int hlu_level_make(hbsp_env env, const int64_t *key, hlu_level *lv) {
+  int P = hbsp_size(env), me = hbsp_rank(env), code = HLA_OK;
+  *lv = (hlu_level){env, NULL, NULL, NULL, NULL, 1};
+  int *group = malloc((size_t)P * sizeof *group), *lrank = malloc((size_t)P * sizeof *lrank);
+  int ngroups = 0;
+  if (group == NULL || lrank == NULL) {
+    code = HBSP_FAIL(env, HLA_ERR_NOMEM, "LU: out of memory for the groups of %d ranks", P);
+  } else {
+    /* Groups numbered by first appearance, so that the leaders' ranks are the group numbers. */
+    for (int i = 0; i < P; i++) {
+      group[i] = -1;
+      lrank[i] = 0;
+      for (int q = 0; q < i; q++)
+        if (key[q] == key[i]) {
+          if (group[i] < 0) group[i] = group[q];
+          lrank[i]++;
+        }
+      if (group[i] < 0) group[i] = ngroups++;
+    }
+  }
+  HLA_CALL(hbsp_agree(env, code));
+  if (ngroups <= 1 || ngroups >= P) { /* one level: the plain collectives are the same thing */
+    free(group);
+    free(lrank);
+    return HLA_OK;
+  }
+  lv->group = group, lv->lrank = lrank, lv->ngroups = ngroups;
+  int rc = hbsp_split(env, group[me], me, &lv->local);
+  if (rc == HLA_OK)
+    rc = hbsp_split(env, lrank[me] == 0 ? 0 : HBSP_UNDEFINED, group[me], &lv->leaders);
+  if (rc != HLA_OK) hlu_level_free(lv); /* both splits are agreed: every rank is here */
+  return rc;
+}
+
+int hlu_level_free(hlu_level *lv) {
+  int rc = HLA_OK, e;
+  if (lv->leaders && (e = hbsp_free(&lv->leaders)) != HLA_OK) rc = e;
+  if (lv->local && (e = hbsp_free(&lv->local)) != HLA_OK && rc == HLA_OK) rc = e;
+  free(lv->group);
+  free(lv->lrank);
+  lv->group = lv->lrank = NULL;
+  lv->ngroups = 1;
+  return rc;
+}
+
+/* how for one environment of P ranks: Hasanov groups only where they divide P. */
+static const hbsp_coll *fit(const hbsp_coll *how, int P, hbsp_coll *tmp) {
+  if (how == NULL || how->groups <= 1 || (how->groups < P && P % how->groups == 0)) return how;
+  *tmp = *how;
+  tmp->groups = 0;
+  return tmp;
+}
+
+int hlu_bcast(const hlu_level *lv, void *buf, size_t bytes, int root, const hbsp_coll *how) {
+  hbsp_coll tmp;
+  if (bytes == 0 || hbsp_size(lv->env) == 1) return HLA_OK;
+  if (lv->local == NULL)
+    return hbsp_coll_bcast(lv->env, buf, bytes, root, fit(how, hbsp_size(lv->env), &tmp));
+  /* Two levels: the groups are the hierarchy, so the per-level collectives run without groups. */
+  if (how) tmp = *how, tmp.groups = 0, how = &tmp;
+  int me = hbsp_rank(lv->env), rg = lv->group[root];
+  if (lv->group[me] == rg) HLA_CALL(hbsp_coll_bcast(lv->local, buf, bytes, lv->lrank[root], how));
+  if (lv->leaders) HLA_CALL(hbsp_coll_bcast(lv->leaders, buf, bytes, rg, how));
+  if (lv->group[me] != rg) HLA_CALL(hbsp_coll_bcast(lv->local, buf, bytes, 0, how));
+  return HLA_OK;
+}
+
+int hlu_maxloc(const hlu_level *lv, hbsp_dloc *v, const hbsp_coll *how) {
+  hbsp_coll tmp;
+  if (hbsp_size(lv->env) == 1) return HLA_OK;
+  if (lv->local == NULL)
+    return hbsp_coll_allreduce(lv->env, v, v, 1, HBSP_DOUBLE_INDEX, HBSP_MAXABSLOC,
+                               fit(how, hbsp_size(lv->env), &tmp));
+  if (how) tmp = *how, tmp.groups = 0, how = &tmp;
+  /* The operator is associative and commutative with ties to the lowest row, so the two-level
+   * result is the flat one bit for bit. */
+  HLA_CALL(hbsp_coll_allreduce(lv->local, v, v, 1, HBSP_DOUBLE_INDEX, HBSP_MAXABSLOC, how));
+  if (lv->leaders)
+    HLA_CALL(hbsp_coll_allreduce(lv->leaders, v, v, 1, HBSP_DOUBLE_INDEX, HBSP_MAXABSLOC, how));
+  return hbsp_coll_bcast(lv->local, v, sizeof *v, 0, how);
+}

@@ -1,0 +1,164 @@
+/* hla — private interface of the distributed LU and solves (src/dist/lu*.c, trsolve.c).
+ *
+ * Notation used in the cost comments of these files: the matrix is n x n in nb x nb blocks on an
+ * M x N grid; P = M N; per block step the panel has jb <= nb columns; g_r, l_r are the BSP
+ * parameters of a process row environment, g_c, l_c of a process column, and in the hierarchical
+ * variant g_in, l_in inside a group (node) and g_out, l_out across groups.
+ *
+ * Two levels: a process row or column environment is cut into groups (by default the ranks that
+ * share a node; or consecutive blocks of process rows/columns when opts->groups_row/col ask for
+ * them). A two-level broadcast sends once to each group across groups and then inside each group;
+ * a two-level max-with-location reduces inside the groups first, then across them. With one group,
+ * or with groups of one rank each, the level is flat and the plain collective runs.
+ */
+#ifndef HLA_DIST_LU_IMPL_H
+#define HLA_DIST_LU_IMPL_H
+
+#include <stdint.h>
+#include "bsp/coll_impl.h"
+#include "dist/dist_impl.h"
+#include "hla/ops.h"
+
+/* A process row or column seen as one or two levels. */
+typedef struct {
+  hbsp_env env;     /* the grid's row or column environment (borrowed) */
+  hbsp_env local;   /* my group (NULL: flat) */
+  hbsp_env leaders; /* the first rank of every group, ranked by group (NULL off leaders / flat) */
+  int *group;       /* group of each member of env (NULL: flat) */
+  int *lrank;       /* rank of each member inside its group (NULL: flat) */
+  int ngroups;      /* groups the members span (1 when flat) */
+} hlu_level;
+
+/* Everything one factorisation or solve needs; made by hlu_setup, freed by hlu_teardown. */
+typedef struct {
+  hmat A; /* the matrix factored, or the factors solved with */
+  hgrid g;
+  int64_t n; /* order of the matrix */
+  int nb;    /* square block size */
+  int M, N, myrow, mycol;
+  int64_t mloc, nloc, lld; /* my part of the matrix */
+  double *a;               /* its data */
+  hbsp_env all;
+  hlu_level rowlv, collv;     /* L panel along rows; pivots and U along columns */
+  hbsp_coll how;              /* algorithm of each level's collectives */
+  const hbsp_coll *howp;      /* &how, or NULL for the library's choice */
+  int alg;                    /* HLA_LU_FLAT or HLA_LU_HIER, as run */
+  int lookahead;              /* 0 off, 1 on */
+  int panel;                  /* hla_panel_alg, as run */
+  int groups_row, groups_col; /* groups across a process column / across a process row */
+  char why[256];
+  /* workspaces, allocated by hlu_workspace */
+  double *lbuf;   /* received L (or U) column panel: header + rows x nb */
+  double *ubuf;   /* U row block (or solved right-hand-side block): nb x columns */
+  double *pbuf;   /* panel: pivot row, row exchange, U12 of the recursion */
+  int64_t *iwork; /* composed interchanges (factor), the permutation (solve) */
+  hla_buf msg;    /* packing for row moves */
+  int64_t info;   /* first zero pivot (global column), -1 if none */
+} hlu_ctx;
+
+/* Number of the lu_alg/lookahead/panel option fields compared across ranks by hlu_opts_check. */
+#define HLU_NOPTS 8
+
+/* ---- lu.c ---- */
+
+/* Local checks of opts (NULL allowed): the values as int64s for hdist_check_same in v[HLU_NOPTS],
+ * and an error recorded on env (HLA_ERR_ARG) for a bad value. Local. */
+int hlu_opts_check(hbsp_env env, const char *fn, const hla_opts *opts, int64_t *v);
+
+/* Fill ctx for matrix A (n x n, square blocks, checked by the caller) and choose the variant:
+ * algorithm, look-ahead, panel, levels. Collective over HGRID_ALL of A's grid; errors agreed.
+ * BSP cost: flat on one node, nothing; otherwise a broadcast in the node environment, an allgather
+ * of P words over ALL and two splits of every row and column environment, O(log P) l. */
+int hlu_setup(hlu_ctx *ctx, hmat A, const hla_opts *opts);
+
+/* Free the levels and workspaces. Collective over HGRID_ALL (frees sub-environments). */
+int hlu_teardown(hlu_ctx *ctx);
+
+/* Allocate the workspaces: lbuf of ldoubles, ubuf of udoubles, pbuf of pdoubles, iwork of
+ * iwords int64s. Local; HLA_ERR_NOMEM recorded on ctx->all (the caller agrees). */
+int hlu_workspace(hlu_ctx *ctx, int64_t ldoubles, int64_t udoubles, int64_t pdoubles,
+                  int64_t iwords);
+
+/* Local checks of a matrix argument (name for messages): square (HLA_ERR_DIM), square blocks
+ * (HLA_ERR_DIST). Error recorded on its grid's ALL environment; the caller agrees. */
+int hlu_check_matrix(const char *fn, hmat A, const char *name);
+
+/* HLA_ERR_NONFINITE (recorded, not agreed) if my part of A holds Inf or NaN. Local, mloc nloc. */
+int hlu_check_finite(const char *fn, hmat A);
+
+/* End of a factorisation: *opts->info_out, the report, and HLA_ERR_SINGULAR (same text on every
+ * rank) when a pivot was zero. Local (every rank knows ctx->info). */
+int hlu_finish(hlu_ctx *ctx, const char *fn, const hla_opts *opts, double t0);
+
+/* The factorisation proper on a validated matrix (ctx from hlu_setup): A := L\U, ipiv[0..n)
+ * replicated, ctx->info the first zero pivot. Collective over HGRID_ALL. */
+int hlu_factor_run(hlu_ctx *ctx, int64_t *ipiv);
+
+/* Fill opts->report (if any) from ctx; seconds is the wall time of the call. Local. */
+void hlu_report(const hlu_ctx *ctx, const hla_opts *opts, double seconds);
+
+/* ---- lu_bcast.c ---- */
+
+/* Make lv over env: members with equal key[i] (i = rank in env) form a group. When the groups are
+ * trivial (one group, or one rank each) lv is flat and nothing is split. Collective over env;
+ * BSP cost: two hbsp_split of env when not flat. */
+int hlu_level_make(hbsp_env env, const int64_t *key, hlu_level *lv);
+/* Free lv's sub-environments (collective over lv->env). */
+int hlu_level_free(hlu_level *lv);
+
+/* Broadcast bytes from rank root of lv->env to every rank of it: flat, the collective of how;
+ * two levels, inside the root's group, then among the group leaders, then inside the other groups.
+ * Collective over lv->env. BSP cost: flat one broadcast of m = bytes/8 words, m g + l (binomial:
+ * log2 of the size times that); two levels: three, the middle one over the groups only. */
+int hlu_bcast(const hlu_level *lv, void *buf, size_t bytes, int root, const hbsp_coll *how);
+
+/* Max |value| with location over lv->env (ties to the lowest index) of one hbsp_dloc, in place.
+ * Collective over lv->env. BSP cost: flat one allreduce of 2 words; two levels, an allreduce in
+ * the group, one among the leaders and a broadcast in the group: 3 l_in + l_out. */
+int hlu_maxloc(const hlu_level *lv, hbsp_dloc *v, const hbsp_coll *how);
+
+/* ---- lu_pivot.c ---- */
+
+/* The pivot of column j (global) of the panel whose local column is jl: the largest |a_ij| over
+ * i >= j, ties to the lowest global row, found over the process column. In *piv: value and global
+ * row. Collective over ctx->collv.env. BSP cost: (local rows below j) + hlu_maxloc. */
+int hlu_pivot(hlu_ctx *ctx, int64_t j, int64_t jl, hbsp_dloc *piv);
+
+/* ---- lu_swap.c ---- */
+
+/* Row moves inside every process column of X (grid of ctx): row dst[t] receives the old content
+ * of row src[t], over my local columns [0, c0) and [c1, nloc of X). The sources must be a
+ * permutation of the destinations. Each row travels once, straight to its final owner, in one
+ * superstep of the column environment. Collective over ctx->collv.env (the same pairs on every
+ * rank). BSP cost: 2 w + h g_c + l_c with h = (rows I send or receive) x (columns moved). */
+int hlu_move_rows(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, int64_t npairs,
+                  int64_t c0, int64_t c1);
+
+/* Compose the interchanges ipiv[k0..k1) (row k with row ipiv[k], in order) into a permutation of
+ * the affected rows: on return rows dst[t] := old src[t] for t < *npairs. dst and src hold room for
+ * 2 (k1 - k0) entries. Local; cost O((k1 - k0)^2). */
+void hlu_compose(const int64_t *ipiv, int64_t k0, int64_t k1, int64_t *dst, int64_t *src,
+                 int64_t *npairs);
+
+/* ---- lu_panel.c ---- */
+
+/* Factor the panel: global columns [j0, j0 + jb) and rows [j0, n) of ctx's matrix, in place on
+ * the process column that owns it; ipiv[j0..j0+jb) and *info (first zero pivot, global, or -1) are
+ * set on every rank of that column. Called by the ranks of that process column only.
+ * Collective over ctx->collv.env. BSP cost: per column hlu_pivot + one superstep exchanging the
+ * pivot row (h = M jb), per recursion level a broadcast of the U12 block (<= jb^2/4 words), and
+ * about 2 (n - j0) jb^2 / M flops; M = 1: the node-local recursive kernel, no communication. */
+int hlu_panel(hlu_ctx *ctx, int64_t j0, int jb, int64_t *ipiv, int64_t *info);
+
+/* ---- trsolve.c ---- */
+
+/* B := op^-1 B with op the unit lower (uplo 'L') or the upper (uplo 'U') triangle of ctx's factors
+ * (n x n), B n x nrhs on the same grid with the same row blocks. Right-looking by block rows:
+ * the triangle's column block goes along process rows, the solved block of B along process
+ * columns, the rest of B is updated by dgemm. Collective over HGRID_ALL. ctx's workspaces must hold
+ * lbuf >= mloc nb and ubuf >= nb x (local columns of B). BSP cost per block: a row broadcast of
+ * <= mloc nb words, a column broadcast of nb x (local columns of B) words, jb^2 nrhs/N flops of
+ * trsm on one process row and 2 mloc jb (local columns of B) of dgemm. */
+int hlu_trsolve(hlu_ctx *ctx, hmat B, char uplo);
+
+#endif

@@ -1,0 +1,146 @@
+/* hla — distributed panel factorisation of the LU (the critical path on few ranks).
+ *
+ * The panel is the n - j0 by jb block column [j0, j0 + jb) below the diagonal, on one process
+ * column of M ranks; its top jb x jb block lives on one process row pr (j0 is block-aligned).
+ *
+ * M = 1: the whole panel is local, and the node kernel's recursive LU (BLAS-3, threaded) runs.
+ * M > 1: a distributed recursive panel (Toledo / LAPACK dgetrf2, as HPL's recursive RFACT): split
+ * the columns in halves; factor the left half; U12 := L11^-1 A12 on pr (trsm), broadcast U12 down
+ * the column, A22 -= L21 U12 by dgemm on every rank; factor the right half. Below PANEL_LEAF
+ * columns (or with HLA_PANEL_COLUMNS, for the whole panel) one column at a time:
+ *   1. pivot: one max-with-location over the column (hlu_pivot);
+ *   2. one superstep of the column: the pivot row's owner sends it (panel width) to every rank,
+ *      pr sends the old diagonal row to the pivot row's owner; the two rows trade places over the
+ *      whole panel width, so no interchange is left to apply inside the panel afterwards;
+ *   3. scale the column below the diagonal by 1/pivot (divide when 1/pivot would overflow, as
+ *      LAPACK); rank-1 update of the rest of the leaf with the pivot row.
+ * The arithmetic does not depend on how the collectives run (flat or two levels), so both give the
+ * same bits; look-ahead only changes when the panel is factored. */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+#include "dist/lu_impl.h"
+#include "kernels/kernels.h"
+
+/* Leaves narrower than this are factored column by column. */
+#define PANEL_LEAF 8
+
+typedef struct {
+  hlu_ctx *c;
+  int64_t j0, jl0; /* first global column; its local column */
+  int jb;          /* panel width */
+  int pr;          /* process row of the diagonal block */
+  double *p0;      /* local column jl0 (row 0) */
+  double *prow;    /* pivot row (jb) */
+  double *msg;     /* 1 + jb: a row with a header */
+  double *u12;     /* U12 of a recursion step */
+  int64_t *ipiv, *info;
+} panel_t;
+
+/* Step 2 above for column gcol with pivot row r. Collective over the column. */
+static int exchange(panel_t *p, int64_t gcol, int64_t r) {
+  hlu_ctx *c = p->c;
+  hbsp_env col = c->collv.env;
+  int nb = c->nb, M = c->M, me = c->myrow, owner_r = hmat_idx_owner(r, nb, M);
+  int64_t lld = c->lld, jb = p->jb;
+  size_t bytes = (size_t)(jb + 1) * sizeof(double);
+  if (me == owner_r) { /* kind 0: the pivot row, to everyone */
+    int64_t kind = 0, lr = hmat_idx_g2l(r, nb, M);
+    memcpy(p->msg, &kind, sizeof kind);
+    for (int64_t j = 0; j < jb; j++) p->msg[1 + j] = p->p0[lr + j * lld];
+    for (int q = 0; q < M; q++) HLA_CALL(hbsp_send(col, q, NULL, p->msg, bytes));
+  }
+  if (me == p->pr && r != gcol) { /* kind 1: the old diagonal row, to the pivot row's place */
+    int64_t kind = 1, lg = hmat_idx_g2l(gcol, nb, M);
+    memcpy(p->msg, &kind, sizeof kind);
+    for (int64_t j = 0; j < jb; j++) p->msg[1 + j] = p->p0[lg + j * lld];
+    HLA_CALL(hbsp_send(col, owner_r, NULL, p->msg, bytes));
+  }
+  HLA_CALL(hbsp_sync(col));
+  size_t nmsg, got;
+  HLA_CALL(hbsp_qsize(col, &nmsg, NULL));
+  for (size_t q = 0; q < nmsg; q++) {
+    int64_t kind;
+    HLA_CALL(hbsp_move(col, NULL, p->msg, bytes, &got));
+    memcpy(&kind, p->msg, sizeof kind);
+    if (kind == 0) {
+      memcpy(p->prow, p->msg + 1, (size_t)jb * sizeof(double));
+    } else {
+      int64_t lr = hmat_idx_g2l(r, nb, M);
+      for (int64_t j = 0; j < jb; j++) p->p0[lr + j * lld] = p->msg[1 + j];
+    }
+  }
+  if (me == p->pr) {
+    int64_t lg = hmat_idx_g2l(gcol, nb, M);
+    for (int64_t j = 0; j < jb; j++) p->p0[lg + j * lld] = p->prow[j];
+  }
+  return HLA_OK;
+}
+
+/* Columns [c0, c0 + w) of the panel (relative), one at a time. */
+static int leaf(panel_t *p, int64_t c0, int64_t w) {
+  hlu_ctx *c = p->c;
+  int64_t lld = c->lld;
+  for (int64_t cc = c0; cc < c0 + w; cc++) {
+    int64_t gcol = p->j0 + cc;
+    hbsp_dloc piv;
+    HLA_CALL(hlu_pivot(c, gcol, p->jl0 + cc, &piv));
+    p->ipiv[gcol] = piv.index;
+    HLA_CALL(exchange(p, gcol, piv.index));
+    int64_t lr = hmat_numroc(gcol + 1, c->nb, c->myrow, c->M); /* my rows below the diagonal */
+    int64_t m = c->mloc - lr;
+    double *colc = p->p0 + cc * lld + lr, v = piv.value;
+    if (v != 0.0) {
+      if (fabs(v) >= DBL_MIN)
+        hkern_dscal(m, 1.0 / v, colc, 1);
+      else
+        for (int64_t i = 0; i < m; i++) colc[i] /= v;
+    } else if (*p->info < 0) {
+      *p->info = gcol;
+    }
+    int64_t rest = c0 + w - cc - 1;
+    if (m > 0 && rest > 0)
+      HLA_CALL(hkern_dger(m, rest, -1.0, colc, 1, p->prow + cc + 1, 1, colc + lld, lld));
+  }
+  return HLA_OK;
+}
+
+static int rec(panel_t *p, int64_t c0, int64_t w, int64_t leafw) {
+  if (w <= leafw) return leaf(p, c0, w);
+  hlu_ctx *c = p->c;
+  int64_t n1 = w / 2, n2 = w - n1, lld = c->lld;
+  HLA_CALL(rec(p, c0, n1, leafw));
+  /* U12 := L11^-1 A12 on the diagonal process row (its rows j0 + c0 .. are local and consecutive
+   * there), then down the column. */
+  if (c->myrow == p->pr) {
+    int64_t li = hmat_idx_g2l(p->j0 + c0, c->nb, c->M);
+    double *L11 = p->p0 + li + c0 * lld, *A12 = L11 + n1 * lld;
+    HLA_CALL(hkern_dtrsm('L', 'L', 'N', 'U', n1, n2, 1.0, L11, lld, A12, lld));
+    hkern_pack(n1, n2, A12, lld, p->u12);
+  }
+  HLA_CALL(hlu_bcast(&c->collv, p->u12, (size_t)(n1 * n2) * sizeof(double), p->pr, c->howp));
+  int64_t lr = hmat_numroc(p->j0 + c0 + n1, c->nb, c->myrow, c->M), m = c->mloc - lr;
+  if (m > 0)
+    HLA_CALL(hkern_dgemm('N', 'N', m, n2, n1, -1.0, p->p0 + lr + c0 * lld, lld, p->u12, n1, 1.0,
+                         p->p0 + lr + (c0 + n1) * lld, lld));
+  return rec(p, c0 + n1, n2, leafw);
+}
+
+int hlu_panel(hlu_ctx *c, int64_t j0, int jb, int64_t *ipiv, int64_t *info) {
+  int64_t jl0 = hmat_idx_g2l(j0, c->nb, c->N), lld = c->lld;
+  double *p0 = c->a + jl0 * lld;
+  *info = -1;
+  if (c->M == 1 && c->panel != HLA_PANEL_COLUMNS) {
+    /* One process row: local rows are global rows. */
+    int64_t inf;
+    HLA_CALL(hkern_panel_lu(c->mloc - j0, jb, p0 + j0, lld, ipiv + j0, &inf));
+    for (int64_t k = j0; k < j0 + jb; k++) ipiv[k] += j0;
+    if (inf >= 0) *info = j0 + inf;
+    return HLA_OK;
+  }
+  double *pb = c->pbuf;
+  panel_t p = {
+      c,    j0,  jl0, jb, hmat_idx_owner(j0, c->nb, c->M), p0, pb, pb + jb, pb + 2 * jb + 1,
+      ipiv, info};
+  return rec(&p, 0, jb, c->panel == HLA_PANEL_COLUMNS ? jb : PANEL_LEAF);
+}

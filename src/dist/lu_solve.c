@@ -1,0 +1,105 @@
+/* hla — solving with the LU factors (hlu_solve) and factor + solve (hla_gesv).
+ *
+ * B := U^-1 L^-1 P B: the n interchanges of ipiv are composed into one permutation and every row
+ * of B that moves is sent once to its final owner (one superstep per process column, lu_swap.c);
+ * then the blocked forward and backward solves of trsolve.c.
+ * BSP cost: the permutation 2 w + (moved rows x local columns of B) g_c + l_c, plus two
+ * hlu_trsolve: about 2 n^2 / M words along rows, 2 n nrhs / N along columns, 2 n^2 nrhs / P flops
+ * per triangle... in total 4 (n / nb) (l_r + l_c) of latency. */
+#include <string.h>
+#include "dist/lu_impl.h"
+
+/* Local checks of the right-hand side against the factors. */
+static int check_rhs(const char *fn, hmat LU, hmat B) {
+  hbsp_env all = LU->g->all;
+  if (B->g != LU->g)
+    return HBSP_FAIL(all, HLA_ERR_DIST, "%s: B is not on the grid of the matrix", fn);
+  if (B->m != LU->n)
+    return HBSP_FAIL(all, HLA_ERR_DIM, "%s: B has %lld rows, the matrix is %lld x %lld", fn,
+                     (long long)B->m, (long long)LU->n, (long long)LU->n);
+  if (B->mb != LU->mb)
+    return HBSP_FAIL(all, HLA_ERR_DIST,
+                     "%s: B's row block %d differs from the matrix's %d (use hmat_redistribute)",
+                     fn, B->mb, LU->mb);
+  return HLA_OK;
+}
+
+/* Checks shared by hlu_solve and hla_gesv; returns the agreed code. Collective over LU's ALL. */
+static int check_all(const char *fn, hmat LU, const int64_t *ipiv, int ipiv_in, hmat B,
+                     const hla_opts *opts, int finite) {
+  hbsp_env all = LU->g->all;
+  int64_t v[HLU_NOPTS];
+  int same, code = hlu_opts_check(all, fn, opts, v);
+  HLA_CALL(hdist_check_same(all, v, HLU_NOPTS, &same));
+  if (!same) code = HBSP_FAIL(all, HLA_ERR_ARG, "%s: the options differ between ranks", fn);
+  if (code == HLA_OK) code = hlu_check_matrix(fn, LU, ipiv_in ? "LU" : "A");
+  if (code == HLA_OK) code = check_rhs(fn, LU, B);
+  if (code == HLA_OK && ipiv == NULL && LU->n > 0)
+    code = HBSP_FAIL(all, HLA_ERR_ARG, "%s: ipiv is NULL", fn);
+  for (int64_t i = 0; code == HLA_OK && ipiv_in && i < LU->n; i++)
+    if (ipiv[i] < i || ipiv[i] >= LU->n)
+      code = HBSP_FAIL(all, HLA_ERR_ARG, "%s: ipiv[%lld] = %lld is not in [%lld, %lld)", fn,
+                       (long long)i, (long long)ipiv[i], (long long)i, (long long)LU->n);
+  if (code == HLA_OK && finite) code = hlu_check_finite(fn, LU);
+  return hbsp_agree(all, code);
+}
+
+/* The interchanges, then the two triangles. */
+static int solve_run(hlu_ctx *c, const int64_t *ipiv, hmat B) {
+  const int64_t n = c->n;
+  int64_t *perm = c->iwork, *dst = perm + n, *src = dst + n, cnt = 0;
+  for (int64_t i = 0; i < n; i++) perm[i] = i;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t x = perm[i];
+    perm[i] = perm[ipiv[i]];
+    perm[ipiv[i]] = x;
+  }
+  for (int64_t i = 0; i < n; i++)
+    if (perm[i] != i) dst[cnt] = i, src[cnt] = perm[i], cnt++;
+  HLA_CALL(hlu_move_rows(c, B, dst, src, cnt, 0, 0));
+  HLA_CALL(hlu_trsolve(c, B, 'L'));
+  return hlu_trsolve(c, B, 'U');
+}
+
+/* Setup, workspaces for what runs (factor and/or solve), agreed. */
+static int prepare(hlu_ctx *c, hmat A, hmat B, const hla_opts *opts, int factor) {
+  HLA_CALL(hlu_setup(c, A, opts));
+  int64_t nb = A->nb, bl = B->nloc > A->nloc || !factor ? B->nloc : A->nloc;
+  int64_t iw = 3 * A->n > 4 * nb ? 3 * A->n : 4 * nb;
+  int code =
+      hlu_workspace(c, nb + 1 + A->mloc * nb, nb * bl, factor ? 3 * (nb + 1) + nb * nb : 1, iw);
+  code = hbsp_agree(A->g->all, code);
+  if (code != HLA_OK) hlu_teardown(c);
+  return code;
+}
+
+int hlu_solve(hmat LU, const int64_t *ipiv, hmat B, const hla_opts *opts) {
+  static const char fn[] = "hlu_solve";
+  if (LU == NULL || B == NULL) return HLA_ERR_ARG;
+  double t0 = hbsp_time();
+  HLA_CALL(check_all(fn, LU, ipiv, 1, B, opts, 0));
+  hlu_ctx c;
+  HLA_CALL(prepare(&c, LU, B, opts, 0));
+  int code = solve_run(&c, ipiv, B);
+  int e = hlu_teardown(&c);
+  HLA_CALL(code);
+  HLA_CALL(e);
+  hlu_report(&c, opts, hbsp_time() - t0);
+  return HLA_OK;
+}
+
+int hla_gesv(hmat A, int64_t *ipiv, hmat B, const hla_opts *opts) {
+  static const char fn[] = "hla_gesv";
+  if (A == NULL || B == NULL) return HLA_ERR_ARG;
+  double t0 = hbsp_time();
+  HLA_CALL(check_all(fn, A, ipiv, 0, B, opts, 1));
+  hlu_ctx c;
+  HLA_CALL(prepare(&c, A, B, opts, 1));
+  int code = hlu_factor_run(&c, ipiv);
+  /* As LAPACK dgesv: no solution from a singular factorisation (B stays as it was). */
+  if (code == HLA_OK && c.info < 0) code = solve_run(&c, ipiv, B);
+  int e = hlu_teardown(&c);
+  HLA_CALL(code);
+  HLA_CALL(e);
+  return hlu_finish(&c, fn, opts, t0);
+}
