@@ -1,0 +1,523 @@
+/* hla — hmatmul: argument checks (agreed over the grid), the choice of algorithm and its
+ * parameters, the remapping of operands into the computing layout, and the report.
+ *
+ * Computing layout and cost of the operands (see matmul_impl.h): C is never moved. op(A) is used
+ * where it is when transa = 'N' and A's row block equals C's (mb), op(B) when transb = 'N' and B's
+ * column block equals C's (nb); their k-blocks are free. Any other operand — a transposed one, or
+ * one with other blocks — is remapped first into that layout with k-blocks of the panel width b:
+ * one BSMP superstep on the grid's ALL environment, h <= mloc kloc words (its local size) plus
+ * the row and column indices of each message, 2 mloc kloc packing work, and mloc kloc extra words
+ * of memory for the copy. A transposed operand costs the same as a re-blocked one: the transpose
+ * is done while packing. The report says when this happened (redistributed = 1).
+ *
+ * Automatic choices (opts NULL or zero fields; a planner will replace these rules):
+ *   algorithm: P = 1 -> SUMMA (a local dgemm); k >= 4 max(m, n) and a replication c >= 2 that
+ *              divides M or N and fits opts->mem_bound -> 3D (c layers); the grid spans several
+ *              nodes and the default groups are neither 1 x 1 nor M x N -> HSUMMA; else SUMMA.
+ *   b:         the k-block of the operands used in place (the larger one), else max(mb, nb) of C;
+ *              never more than k.
+ *   HSUMMA:    I = the divisor of M closest to sqrt M, J = likewise for N (G ~ sqrt P groups);
+ *              opts->groups = G: I x J = G as square as the grid allows; outer block Mo = b.
+ *   3D:        c = the divisor of M or N closest to P^(1/3) (the layers M/c x N or M x N/c, as
+ *              square as possible), reduced until the memory bound holds.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dist/matmul_impl.h"
+#include "kernels/kernels.h"
+
+static int64_t max1(int64_t v) {
+  return v > 1 ? v : 1;
+}
+
+/* ---------------------------------------------------------------- remapping */
+
+int64_t mm_dim_local(const mm_dim *d, int l, int p) {
+  int64_t ext = d->n;
+  if (d->c > 1) {
+    int64_t lo = (int64_t)l * d->share, hi = lo + d->share < d->n ? lo + d->share : d->n;
+    ext = hi > lo ? hi - lo : 0;
+  }
+  return hmat_numroc(ext, d->nb, p, d->np);
+}
+
+/* Key (share l, process p) -> l np + p, and the local index of D index i along d. */
+static void dim_map(const mm_dim *d, int64_t i, int *key, int64_t *loc) {
+  int64_t l = 0;
+  if (d->c > 1) {
+    l = i / d->share;
+    i -= l * d->share;
+  }
+  *key = (int)(l * d->np + hmat_idx_owner(i, d->nb, d->np));
+  *loc = hmat_idx_g2l(i, d->nb, d->np);
+}
+
+/* One dimension of S's local part sorted by destination key: idx[start[q]..start[q+1]) are the
+ * local indices going to key q, dloc the matching local indices in D. */
+typedef struct {
+  int nkeys;
+  int64_t *start, *idx, *dloc;
+} remap_side;
+
+static int side_build(remap_side *s, const mm_dim *d, int64_t nloc, int nb, int iproc, int nprocs) {
+  s->nkeys = d->c * d->np;
+  s->start = calloc((size_t)s->nkeys + 1, sizeof(int64_t));
+  s->idx = malloc((size_t)max1(nloc) * sizeof(int64_t));
+  s->dloc = malloc((size_t)max1(nloc) * sizeof(int64_t));
+  int *key = malloc((size_t)max1(nloc) * sizeof(int));
+  int64_t *loc = malloc((size_t)max1(nloc) * sizeof(int64_t));
+  int ok = s->start && s->idx && s->dloc && key && loc;
+  if (ok) {
+    for (int64_t l = 0; l < nloc; l++) {
+      dim_map(d, hmat_idx_l2g(l, nb, iproc, nprocs), &key[l], &loc[l]);
+      s->start[key[l] + 1]++;
+    }
+    for (int q = 0; q < s->nkeys; q++) s->start[q + 1] += s->start[q];
+    for (int64_t l = 0; l < nloc; l++) { /* stable: increasing local order inside a key */
+      int64_t at = s->start[key[l]]++;
+      s->idx[at] = l;
+      s->dloc[at] = loc[l];
+    }
+    for (int q = s->nkeys; q > 0; q--) s->start[q] = s->start[q - 1];
+    s->start[0] = 0;
+  }
+  free(key);
+  free(loc);
+  return ok;
+}
+
+static void side_free(remap_side *s) {
+  free(s->start);
+  free(s->idx);
+  free(s->dloc);
+}
+
+static int64_t side_max(const remap_side *s) {
+  int64_t m = 0;
+  for (int q = 0; q < s->nkeys; q++)
+    if (s->start[q + 1] - s->start[q] > m) m = s->start[q + 1] - s->start[q];
+  return m;
+}
+
+/* Unpack one message (header, D row and column indices, data) into D. */
+static void remap_unpack(const mm_target *T, const int64_t *msg) {
+  int64_t nr = msg[0], nc = msg[1];
+  const int64_t *rows = msg + 2, *cols = rows + nr;
+  const double *data = (const double *)(cols + nc);
+  hkern_unpack_idx(nr, rows, nc, cols, data, T->data, T->ld);
+}
+
+int mm_remap(hbsp_env env, char trans, hmat S, const mm_target *T) {
+  hgrid g = S->g;
+  int me = hbsp_rank(env), tr = trans == 'T';
+  /* S's rows become D's rows ('N') or columns ('T'). */
+  remap_side sr, sc;
+  memset(&sr, 0, sizeof sr);
+  memset(&sc, 0, sizeof sc);
+  int ok = side_build(&sr, tr ? &T->col : &T->row, S->mloc, S->mb, g->myrow, g->M) &&
+           side_build(&sc, tr ? &T->row : &T->col, S->nloc, S->nb, g->mycol, g->N);
+  int64_t mr = side_max(&sr), mc = side_max(&sc);
+  int64_t *sbuf = ok ? (int64_t *)hdist_alloc(2 + mr + mc + mr * mc) : NULL;
+  int64_t *rbuf = ok ? (int64_t *)hdist_alloc(2 + T->mloc + T->nloc + T->mloc * T->nloc) : NULL;
+  int code = sbuf && rbuf ? HLA_OK : HBSP_FAIL(env, HLA_ERR_NOMEM, "hmatmul: no memory to remap");
+  code = hbsp_agree(env, code);
+  int agreed = code == HLA_OK; /* from here on every rank syncs */
+  for (int k1 = 0; k1 < sr.nkeys && code == HLA_OK; k1++) {
+    int64_t n1 = sr.start[k1 + 1] - sr.start[k1];
+    const int64_t *i1 = sr.idx + sr.start[k1], *d1 = sr.dloc + sr.start[k1];
+    for (int k2 = 0; k2 < sc.nkeys && n1 > 0 && code == HLA_OK; k2++) {
+      int64_t n2 = sc.start[k2 + 1] - sc.start[k2];
+      const int64_t *i2 = sc.idx + sc.start[k2], *d2 = sc.dloc + sc.start[k2];
+      if (n2 == 0) continue;
+      int rk = tr ? k2 : k1, ck = tr ? k1 : k2;        /* D's row and column keys */
+      int64_t layer = rk / T->row.np + ck / T->col.np; /* one of the two is always 0 */
+      int to = (int)(layer * T->layer_stride + (int64_t)(rk % T->row.np) * T->N + ck % T->col.np);
+      int64_t nr = tr ? n2 : n1, nc = tr ? n1 : n2;
+      sbuf[0] = nr, sbuf[1] = nc;
+      memcpy(sbuf + 2, tr ? d2 : d1, (size_t)nr * sizeof(int64_t));
+      memcpy(sbuf + 2 + nr, tr ? d1 : d2, (size_t)nc * sizeof(int64_t));
+      double *data = (double *)(sbuf + 2 + nr + nc);
+      if (!tr) {
+        hkern_pack_idx(n1, i1, n2, i2, S->data, S->lld, data);
+      } else { /* D(a, b) = S(i1[b], i2[a]): a runs over S's columns */
+        for (int64_t b = 0; b < nc; b++)
+          for (int64_t a = 0; a < nr; a++) data[a + b * nr] = S->data[i1[b] + i2[a] * S->lld];
+      }
+      if (to == me)
+        remap_unpack(T, sbuf);
+      else
+        code = hbsp_send(env, to, NULL, sbuf, (size_t)(2 + nr + nc + nr * nc) * sizeof(int64_t));
+    }
+  }
+  if (agreed) { /* sync even after a failed send so that nothing stays queued */
+    int e = hbsp_sync(env);
+    if (code == HLA_OK) code = e;
+    code = hbsp_agree(env, code);
+  }
+  size_t nmsg = 0, nbytes = 0, cap = (size_t)(2 + T->mloc + T->nloc + T->mloc * T->nloc) * 8;
+  if (code == HLA_OK) hbsp_qsize(env, &nmsg, &nbytes);
+  for (size_t q = 0; q < nmsg && code == HLA_OK; q++) {
+    size_t got = 0;
+    code = hbsp_move(env, NULL, rbuf, cap, &got);
+    if (code != HLA_OK) break;
+    if (got < 16 || got > cap || rbuf[0] < 0 || rbuf[1] < 0 ||
+        got != (size_t)(2 + rbuf[0] + rbuf[1] + rbuf[0] * rbuf[1]) * 8) {
+      code = HBSP_FAIL(env, HLA_ERR_INTERNAL, "hmatmul: bad remap message (%zu bytes)", got);
+      break;
+    }
+    remap_unpack(T, rbuf);
+  }
+  side_free(&sr);
+  side_free(&sc);
+  free(sbuf);
+  free(rbuf);
+  return agreed ? hbsp_agree(env, code) : code;
+}
+
+/* ---------------------------------------------------------------- planning */
+
+typedef struct {
+  int alg; /* HLA_MM_SUMMA, HLA_MM_HSUMMA or HLA_MM_3D */
+  int b;
+  int64_t Mo;
+  int I, J;
+  int c, split_rows;
+  int a_here, b_here; /* operand used where it is */
+  char why[256];
+} mm_plan;
+
+static int trans_ok(char t) {
+  return t == 'N' || t == 'n' || t == 'T' || t == 't' || t == 'C' || t == 'c';
+}
+static char trans_norm(char t) {
+  return (t == 'N' || t == 'n') ? 'N' : 'T';
+}
+
+/* The divisor of n closest to x (the smaller on a tie). */
+static int divisor_near(int n, double x) {
+  int best = 1;
+  for (int d = 1; d <= n; d++)
+    if (n % d == 0 && fabs(d - x) < fabs(best - x)) best = d;
+  return best;
+}
+
+/* I x J = G with I | M, J | N, as square as possible; 0 if there is none. */
+static int groups_of(int G, int M, int N, int *I, int *J) {
+  int found = 0;
+  for (int i = 1; i <= M; i++) {
+    if (M % i || G % i || N % (G / i)) continue;
+    int j = G / i;
+    if (!found || abs(i - j) < abs(*I - *J)) *I = i, *J = j, found = 1;
+  }
+  return found;
+}
+
+/* Layers for c: split the process rows (1) or the columns (0), or -1 if c divides neither. */
+static int layer_split(int c, int M, int N) {
+  int r = M % c == 0, cl = N % c == 0;
+  if (r && cl) return fabs(log((double)M / c) - log(N)) <= fabs(log(M) - log((double)N / c));
+  return r ? 1 : cl ? 0 : -1;
+}
+
+/* Default replication: the divisor of M or N closest to P^(1/3) whose memory fits. */
+static int default_c(int64_t m, int64_t n, int64_t k, int M, int N, int mb, int nb, int b,
+                     double bound) {
+  double target = cbrt((double)M * N);
+  int best = 1;
+  for (int c = 2; c <= (M > N ? M : N); c++) {
+    int split = layer_split(c, M, N);
+    if (split < 0) continue;
+    if (bound > 0 && mm3d_bytes(m, n, k, M, N, mb, nb, b, c, split) > bound) continue;
+    if (fabs(c - target) < fabs(best - target)) best = c;
+  }
+  return best;
+}
+
+/* Choose everything from global arguments: the same on every rank. HLA_ERR_ARG / NOMEM with a
+ * message in why. */
+static int plan_make(hgrid g, char ta, char tb, hmat A, hmat B, hmat C, int64_t k,
+                     const hla_opts *o, mm_plan *p) {
+  static const hla_opts none = HLA_OPTS_INIT;
+  if (o == NULL) o = &none;
+  int M = g->M, N = g->N, P = M * N;
+  int64_t m = C->m, n = C->n;
+  memset(p, 0, sizeof *p);
+  p->I = p->J = p->c = 1;
+  if (o->mm_alg < HLA_MM_AUTO || o->mm_alg > HLA_MM_3D || o->inner_block < 0 ||
+      o->outer_block < 0 || o->groups < 0 || o->groups_row < 0 || o->groups_col < 0 ||
+      o->replication < 0 || !(o->mem_bound >= 0) || o->bcast.alg < HBSP_AUTO ||
+      o->bcast.alg > HBSP_SCATTER_ALLGATHER || o->bcast.groups < 0) {
+    snprintf(p->why, sizeof p->why, "hmatmul: invalid options");
+    return HLA_ERR_ARG;
+  }
+  if (o->bcast.groups > 1 && (M % o->bcast.groups || N % o->bcast.groups)) {
+    snprintf(p->why, sizeof p->why,
+             "hmatmul: bcast.groups = %d must divide both grid dimensions %d x %d", o->bcast.groups,
+             M, N);
+    return HLA_ERR_ARG;
+  }
+
+  /* Panel width. */
+  p->a_here = ta == 'N' && A->mb == C->mb;
+  p->b_here = tb == 'N' && B->nb == C->nb;
+  int b = o->inner_block;
+  if (b == 0) {
+    if (p->a_here && p->b_here)
+      b = A->nb > B->mb ? A->nb : B->mb;
+    else if (p->a_here)
+      b = A->nb;
+    else if (p->b_here)
+      b = B->mb;
+    else
+      b = C->mb > C->nb ? C->mb : C->nb;
+  }
+  int64_t Mo = o->outer_block ? o->outer_block : b;
+  if (Mo % b) {
+    snprintf(p->why, sizeof p->why, "hmatmul: outer block %lld is not a multiple of b = %d",
+             (long long)Mo, b);
+    return HLA_ERR_ARG;
+  }
+  if (b > max1(k)) b = (int)max1(k);            /* one panel: no wider buffers than needed */
+  if (Mo > k) Mo = ((max1(k) + b - 1) / b) * b; /* one outer panel */
+  p->b = b, p->Mo = Mo;
+
+  /* HSUMMA groups (also needed by the automatic choice). */
+  int I, J, have_groups = 1;
+  if (o->groups_row || o->groups_col) {
+    I = o->groups_row ? o->groups_row : 1, J = o->groups_col ? o->groups_col : 1;
+    have_groups = M % I == 0 && N % J == 0;
+  } else if (o->groups) {
+    have_groups = groups_of(o->groups, M, N, &I, &J);
+  } else {
+    I = divisor_near(M, sqrt(M)), J = divisor_near(N, sqrt(N));
+  }
+
+  int nnodes = g->nnodes;
+  int alg = o->mm_alg;
+  const char *why = "";
+  if (alg == HLA_MM_AUTO) {
+    int c0 = default_c(m, n, k, M, N, C->mb, C->nb, b, o->mem_bound);
+    if (P == 1)
+      alg = HLA_MM_SUMMA, why = "auto: one process, a local dgemm";
+    else if (k >= 4 * (m > n ? m : n) && (o->replication > 1 || c0 > 1))
+      alg = HLA_MM_3D, why = "auto: k >= 4 max(m, n), 3D layers cut the k dimension";
+    else if (nnodes > 1 && have_groups && !(I == 1 && J == 1) && !(I == M && J == N))
+      alg = HLA_MM_HSUMMA, why = "auto: grid spans several nodes, two-level broadcasts";
+    else
+      alg = HLA_MM_SUMMA, why = "auto: SUMMA (one node, small k or no useful groups)";
+  } else {
+    why = alg == HLA_MM_SUMMA    ? "SUMMA as asked"
+          : alg == HLA_MM_HSUMMA ? "HSUMMA as asked"
+                                 : "3D as asked";
+  }
+  p->alg = alg;
+
+  if (alg == HLA_MM_HSUMMA) {
+    if (!have_groups) {
+      snprintf(p->why, sizeof p->why,
+               "hmatmul: HSUMMA groups (%d, %d x %d) do not divide the %d x %d grid", o->groups,
+               o->groups_row, o->groups_col, M, N);
+      return HLA_ERR_ARG;
+    }
+    p->I = I, p->J = J;
+  }
+  if (alg == HLA_MM_3D) {
+    int c = o->replication;
+    if (c == 0) c = default_c(m, n, k, M, N, C->mb, C->nb, b, o->mem_bound);
+    int split = layer_split(c, M, N);
+    if (split < 0) {
+      snprintf(p->why, sizeof p->why,
+               "hmatmul: replication c = %d divides neither grid dimension of %d x %d", c, M, N);
+      return HLA_ERR_ARG;
+    }
+    double bytes = mm3d_bytes(m, n, k, M, N, C->mb, C->nb, b, c, split);
+    if (c > 1 && o->mem_bound > 0 && bytes > o->mem_bound) {
+      snprintf(p->why, sizeof p->why,
+               "hmatmul: 3D with c = %d needs %.0f bytes per rank, over mem_bound = %.0f", c, bytes,
+               o->mem_bound);
+      return HLA_ERR_NOMEM;
+    }
+    p->c = c, p->split_rows = split;
+    if (c > 1) p->a_here = p->b_here = 0; /* the layers have their own layouts */
+  }
+  snprintf(p->why, sizeof p->why, "%s", why);
+  return HLA_OK;
+}
+
+/* ---------------------------------------------------------------- entry point */
+
+/* FNV-1a over bytes, to compare many global arguments in one check. */
+static int64_t hash_bytes(int64_t h, const void *p, size_t n) {
+  const unsigned char *s = p;
+  uint64_t x = (uint64_t)h;
+  for (size_t i = 0; i < n; i++) x = (x ^ s[i]) * 0x100000001b3ull;
+  return (int64_t)(x >> 1);
+}
+
+static int64_t hash_mat(hmat X) {
+  if (X == NULL) return -1;
+  int64_t v[4] = {X->m, X->n, X->mb, X->nb};
+  return hash_bytes(1469598103934665603ll, v, sizeof v);
+}
+
+static int64_t hash_opts(const hla_opts *o) {
+  if (o == NULL) return -1;
+  int64_t h = 1469598103934665603ll;
+  int iv[8] = {o->mm_alg,     o->inner_block, o->outer_block, o->groups,
+               o->groups_row, o->groups_col,  o->replication, o->bcast.alg};
+  h = hash_bytes(h, iv, sizeof iv);
+  h = hash_bytes(h, &o->mem_bound, sizeof o->mem_bound);
+  int64_t sv[2] = {(int64_t)o->bcast.segment, o->bcast.groups};
+  return hash_bytes(h, sv, sizeof sv);
+}
+
+/* The checks every rank makes on the same (agreed-equal) data. */
+static int check_args(hbsp_env all, char transa, char transb, hmat A, hmat B, hmat C, int64_t *k) {
+  if (A == NULL || B == NULL)
+    return HBSP_FAIL_ALL(all, HLA_ERR_ARG, "hmatmul: %s is NULL", A == NULL ? "A" : "B");
+  if (A->g != C->g || B->g != C->g)
+    return HBSP_FAIL_ALL(all, HLA_ERR_DIST, "hmatmul: %s is on another grid than C",
+                         A->g != C->g ? "A" : "B");
+  if (A == C || B == C)
+    return HBSP_FAIL_ALL(all, HLA_ERR_ARG, "hmatmul: C must not be the same matrix as A or B");
+  if (!trans_ok(transa) || !trans_ok(transb))
+    return HBSP_FAIL_ALL(all, HLA_ERR_ARG, "hmatmul: bad trans '%c' (use 'N' or 'T')",
+                         trans_ok(transa) ? transb : transa);
+  char ta = trans_norm(transa), tb = trans_norm(transb);
+  int64_t ma = ta == 'N' ? A->m : A->n, ka = ta == 'N' ? A->n : A->m;
+  int64_t kb = tb == 'N' ? B->m : B->n, nb = tb == 'N' ? B->n : B->m;
+  if (ma != C->m || nb != C->n || ka != kb)
+    return HBSP_FAIL_ALL(all, HLA_ERR_DIM,
+                         "hmatmul: op(A) is %lld x %lld, op(B) %lld x %lld, C %lld x %lld",
+                         (long long)ma, (long long)ka, (long long)kb, (long long)nb,
+                         (long long)C->m, (long long)C->n);
+  *k = ka;
+  return HLA_OK;
+}
+
+/* Allocate this rank's part of an operand remapped into the computing layout. */
+static double *remap_alloc(const mm_target *T) {
+  return hdist_alloc(T->mloc * T->nloc);
+}
+
+int hmatmul(char transa, char transb, double alpha, hmat A, hmat B, double beta, hmat C,
+            const hla_opts *opts) {
+  double t0 = hbsp_time();
+  if (C == NULL) return HLA_ERR_ARG;
+  hgrid g = C->g;
+  hbsp_env all = g->all;
+
+  /* Global arguments must agree before anything else is looked at. */
+  int64_t v[7] = {(int64_t)(unsigned char)transa << 8 | (unsigned char)transb,
+                  hash_bytes(1, &alpha, sizeof alpha),
+                  hash_bytes(2, &beta, sizeof beta),
+                  hash_opts(opts),
+                  hash_mat(A),
+                  hash_mat(B),
+                  hash_mat(C)};
+  int same = 0, code = HLA_OK;
+  HLA_CALL(hdist_check_same(all, v, 7, &same));
+  int64_t k = 0;
+  mm_plan p;
+  memset(&p, 0, sizeof p);
+  if (!same)
+    code = HBSP_FAIL_ALL(all, HLA_ERR_ARG, "hmatmul: arguments differ between ranks");
+  else
+    code = check_args(all, transa, transb, A, B, C, &k);
+  char ta = trans_norm(transa), tb = trans_norm(transb);
+  if (code == HLA_OK) {
+    code = plan_make(g, ta, tb, A, B, C, k, opts, &p);
+    if (code != HLA_OK) HBSP_FAIL_ALL(all, code, "%s", p.why);
+  }
+  HLA_CALL(hbsp_agree(all, code));
+
+  int64_t m = C->m, n = C->n;
+  int redistributed = 0;
+  hla_report *rep = opts ? opts->report : NULL;
+  mm_ctx x = {.all = all,
+              .row = g->row,
+              .col = g->col,
+              .M = g->M,
+              .N = g->N,
+              .myrow = g->myrow,
+              .mycol = g->mycol,
+              .m = m,
+              .n = n,
+              .k = k,
+              .c = C->data,
+              .ldc = C->lld,
+              .mloc = C->mloc,
+              .nloc = C->nloc,
+              .alpha = alpha,
+              .beta = beta,
+              .panel = p.b,
+              .how = opts ? &opts->bcast : NULL};
+  if (m == 0 || n == 0) {
+    /* nothing to compute */
+  } else if (k == 0 || alpha == 0.0) {
+    mm_scale(&x); /* C := beta C; A and B are not read (as BLAS) */
+  } else if (p.alg == HLA_MM_3D && p.c > 1) {
+    mm3d_args a3 = {.g = g,
+                    .ta = ta,
+                    .tb = tb,
+                    .A = A,
+                    .B = B,
+                    .C = C,
+                    .alpha = alpha,
+                    .beta = beta,
+                    .panel = p.b,
+                    .c = p.c,
+                    .split_rows = p.split_rows,
+                    .how = x.how};
+    HLA_CALL(mm_3d(&a3));
+    redistributed = 1;
+  } else {
+    /* Operands into the computing layout where needed. */
+    mm_target ta_t = {.row = {m, 1, m, C->mb, g->M}, .col = {k, 1, k, p.b, g->N}, .N = g->N};
+    mm_target tb_t = {.row = {k, 1, k, p.b, g->M}, .col = {n, 1, n, C->nb, g->N}, .N = g->N};
+    ta_t.mloc = C->mloc, ta_t.nloc = hmat_numroc(k, p.b, g->mycol, g->N);
+    tb_t.mloc = hmat_numroc(k, p.b, g->myrow, g->M), tb_t.nloc = C->nloc;
+    ta_t.ld = max1(ta_t.mloc), tb_t.ld = max1(tb_t.mloc);
+    double *abuf = NULL, *bbuf = NULL;
+    int ok = 1;
+    if (!p.a_here) ok = ok && (abuf = ta_t.data = remap_alloc(&ta_t)) != NULL;
+    if (!p.b_here) ok = ok && (bbuf = tb_t.data = remap_alloc(&tb_t)) != NULL;
+    code = ok ? HLA_OK : HBSP_FAIL(all, HLA_ERR_NOMEM, "hmatmul: no memory for the operands");
+    code = hbsp_agree(all, code);
+    if (code == HLA_OK && !p.a_here) code = mm_remap(all, ta, A, &ta_t);
+    if (code == HLA_OK && !p.b_here) code = mm_remap(all, tb, B, &tb_t);
+    if (p.a_here)
+      x.a = A->data, x.lda = A->lld, x.kba = A->nb;
+    else
+      x.a = abuf, x.lda = ta_t.ld, x.kba = p.b;
+    if (p.b_here)
+      x.b = B->data, x.ldb = B->lld, x.kbb = B->mb;
+    else
+      x.b = bbuf, x.ldb = tb_t.ld, x.kbb = p.b;
+    if (code == HLA_OK)
+      code = p.alg == HLA_MM_HSUMMA ? mm_hsumma(&x, p.I, p.J, p.Mo) : mm_summa(&x);
+    free(abuf);
+    free(bbuf);
+    HLA_CALL(code);
+    redistributed = !p.a_here || !p.b_here;
+  }
+
+  if (rep != NULL) {
+    memset(rep, 0, sizeof *rep);
+    rep->mm_alg = p.alg;
+    rep->M = g->M, rep->N = g->N;
+    rep->mb = C->mb, rep->nb = C->nb;
+    rep->inner_block = p.b;
+    rep->outer_block = p.alg == HLA_MM_HSUMMA ? (int)p.Mo : 0;
+    rep->groups_row = p.I, rep->groups_col = p.J;
+    rep->replication = p.c;
+    rep->threads = g->threads;
+    rep->redistributed = redistributed;
+    rep->seconds = hbsp_time() - t0;
+    snprintf(rep->why, sizeof rep->why, "%s%s", p.why,
+             redistributed ? "; operands remapped to C's layout" : "");
+  }
+  return HLA_OK;
+}

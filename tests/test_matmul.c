@@ -1,0 +1,468 @@
+/* Tests of hmatmul: SUMMA, HSUMMA and 3D against a serial dgemm of the gathered operands
+ * (DESIGN §4: max |C - C_ref| / ((|alpha| |A| |B| k + |beta| |C|) eps) <= 16 with max norms),
+ * on every grid shape of P, with transposes, odd sizes, mixed block sizes, panels that cross
+ * blocks, beta = 0 over NaN, k = 0; HSUMMA bitwise equal to SUMMA; bad input on every rank.
+ * @procs 1 2 3 4 6 8
+ */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "harness.h"
+#include "kernels/kernels.h"
+
+#define TOL 16.0
+
+static double entry(int64_t i, int64_t j, void *ctx) {
+  return ht_rand_entry(*(uint64_t *)ctx, i, j);
+}
+static double nan_entry(int64_t i, int64_t j, void *ctx) {
+  (void)i, (void)j, (void)ctx;
+  return NAN;
+}
+
+/* One multiply: the layouts and scalars. */
+typedef struct {
+  char ta, tb;
+  int64_t m, n, k;
+  int amb, anb, bmb, bnb, cmb, cnb;
+  double alpha, beta;
+} mcase;
+
+static double maxabs(const double *x, int64_t n) {
+  double v = 0;
+  for (int64_t i = 0; i < n; i++) v = fabs(x[i]) > v ? fabs(x[i]) : v;
+  return v;
+}
+
+/* Run one case on grid g with opts; check against the serial reference on rank 0. If out is not
+ * NULL, the gathered result is copied there on rank 0 (m n doubles). Returns 1 on every rank iff
+ * the call succeeded and the result is within the bar. */
+static int run_case(hgrid g, const mcase *c, const hla_opts *opts, double *out) {
+  int rank = ht_rank();
+  int na_ = c->ta == 'N' || c->ta == 'n', nb_ = c->tb == 'N' || c->tb == 'n';
+  int64_t ar = na_ ? c->m : c->k, ac = na_ ? c->k : c->m;
+  int64_t br = nb_ ? c->k : c->n, bc = nb_ ? c->n : c->k;
+  hmat A, B, C;
+  uint64_t sa = 101, sb = 202, sc = 303;
+  hmat_create(g, ar, ac, c->amb, c->anb, &A);
+  hmat_create(g, br, bc, c->bmb, c->bnb, &B);
+  hmat_create(g, c->m, c->n, c->cmb, c->cnb, &C);
+  hmat_fill(A, entry, &sa);
+  hmat_fill(B, entry, &sb);
+  hmat_fill(C, c->beta == 0.0 ? nan_entry : entry, &sc);
+  double *Ga = NULL, *Gb = NULL, *Gc = NULL, *Gr = NULL;
+  if (rank == 0) {
+    Ga = malloc((size_t)(ar * ac + 1) * sizeof(double));
+    Gb = malloc((size_t)(br * bc + 1) * sizeof(double));
+    Gc = malloc((size_t)(c->m * c->n + 1) * sizeof(double));
+    Gr = malloc((size_t)(c->m * c->n + 1) * sizeof(double));
+  }
+  int64_t lda = ar > 1 ? ar : 1, ldb = br > 1 ? br : 1, ldc = c->m > 1 ? c->m : 1;
+  hmat_gather(A, 0, Ga, lda);
+  hmat_gather(B, 0, Gb, ldb);
+  hmat_gather(C, 0, Gc, ldc);
+  int e = hmatmul(c->ta, c->tb, c->alpha, A, B, c->beta, C, opts);
+  hmat_gather(C, 0, Gr, ldc);
+  int ok = e == HLA_OK;
+  if (rank == 0 && ok) {
+    double nc = c->beta == 0.0 ? 0.0 : maxabs(Gc, c->m * c->n);
+    if (c->beta == 0.0)
+      for (int64_t i = 0; i < c->m * c->n; i++) Gc[i] = 0.0; /* the reference must not read NaN */
+    if (c->m > 0 && c->n > 0) {
+      if (c->k > 0)
+        hkern_dgemm(c->ta, c->tb, c->m, c->n, c->k, c->alpha, Ga, lda, Gb, ldb, c->beta, Gc, ldc);
+      else
+        for (int64_t i = 0; i < c->m * c->n; i++) Gc[i] *= c->beta;
+    }
+    double na = maxabs(Ga, ar * ac), nb = maxabs(Gb, br * bc), err = 0;
+    for (int64_t i = 0; i < c->m * c->n; i++) {
+      double d = fabs(Gr[i] - Gc[i]);
+      if (!(d <= err)) err = d; /* NaN counts as a failure */
+    }
+    double den = (fabs(c->alpha) * na * nb * (double)c->k + fabs(c->beta) * nc) * DBL_EPSILON;
+    double ratio = err / (den > 0 ? den : DBL_MIN);
+    if (!(ratio <= TOL)) {
+      ok = 0;
+      printf("  FAIL %c%c m %lld n %lld k %lld blocks A %dx%d B %dx%d C %dx%d alpha %g beta %g:"
+             " ratio %g\n",
+             c->ta, c->tb, (long long)c->m, (long long)c->n, (long long)c->k, c->amb, c->anb,
+             c->bmb, c->bnb, c->cmb, c->cnb, c->alpha, c->beta, ratio);
+    }
+    if (out != NULL) memcpy(out, Gr, (size_t)(c->m * c->n) * sizeof(double));
+  } else if (rank == 0 && !ok) {
+    printf("  FAIL: hmatmul returned %d (%s)\n", e, hgrid_errmsg(g));
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  free(Ga), free(Gb), free(Gc), free(Gr);
+  hmat_free(&A), hmat_free(&B), hmat_free(&C);
+  return ht_all(MPI_COMM_WORLD, ok);
+}
+
+/* Every grid shape M x N = P. */
+static int shapes(int P, int *Ms) {
+  int n = 0;
+  for (int M = 1; M <= P; M++)
+    if (P % M == 0) Ms[n++] = M;
+  return n;
+}
+
+static hla_opts alg_opts(int alg, int b) {
+  hla_opts o = HLA_OPTS_INIT;
+  o.mm_alg = alg;
+  o.inner_block = b;
+  return o;
+}
+
+/* ---------------------------------------------------------------- SUMMA */
+
+/* Every grid shape, operands in place (blocks agree), sizes not divisible by blocks or P. */
+static void test_summa_grids(void) {
+  hbsp_env w;
+  hbsp_init(MPI_COMM_WORLD, &w);
+  int P = hbsp_size(w), Ms[16], ns = shapes(P, Ms), bad = 0;
+  hla_opts o = alg_opts(HLA_MM_SUMMA, 0);
+  hla_report rep;
+  o.report = &rep;
+  for (int s = 0; s < ns; s++) {
+    hgrid g;
+    hgrid_create(w, Ms[s], P / Ms[s], &g);
+    mcase c1 = {'N', 'N', 37, 50, 7, 4, 4, 4, 4, 4, 4, 1.5, 0.5};
+    mcase c2 = {'N', 'N', 7, 37, 50, 3, 5, 5, 2, 3, 2, -1.0, 1.0}; /* rectangular blocks */
+    bad += !run_case(g, &c1, &o, NULL);
+    bad += !(rep.mm_alg == HLA_MM_SUMMA && rep.redistributed == 0 && rep.inner_block == 4 &&
+             rep.M == Ms[s] && rep.N == P / Ms[s]);
+    bad += !run_case(g, &c2, &o, NULL);
+    bad += !(rep.redistributed == 0 && rep.inner_block == 5);
+    hgrid_free(&g);
+  }
+  CU_ASSERT_EQUAL(bad, 0);
+  hbsp_free(&w);
+}
+
+/* Both transposes (and 't', 'C' spellings), mixed block sizes (remapped), beta = 0 over NaN. */
+static void test_summa_trans(void) {
+  hbsp_env w;
+  hbsp_init(MPI_COMM_WORLD, &w);
+  int P = hbsp_size(w), Ms[16], ns = shapes(P, Ms), bad = 0;
+  hla_opts o = alg_opts(HLA_MM_SUMMA, 0);
+  hla_report rep;
+  o.report = &rep;
+  const char tr[4][2] = {{'N', 'T'}, {'T', 'N'}, {'t', 'C'}, {'n', 'n'}};
+  for (int s = 0; s<ns; s += ns> 2 ? ns / 2 : 1) { /* 1 x P, a middle shape */
+    hgrid g;
+    hgrid_create(w, Ms[s], P / Ms[s], &g);
+    for (int t = 0; t < 4; t++) {
+      mcase c = {tr[t][0], tr[t][1], 37, 7, 50, 3, 5, 4, 2, 5, 3, 0.75, t % 2 ? 0.0 : -2.0};
+      bad += !run_case(g, &c, &o, NULL);
+      bad += !(rep.redistributed == 1);
+    }
+    hgrid_free(&g);
+  }
+  CU_ASSERT_EQUAL(bad, 0);
+  hbsp_free(&w);
+}
+
+/* Sizes 0, 1, 7, 37, 50 in every dimension, alpha = 0, k = 0 (C := beta C). */
+static void test_summa_sizes(void) {
+  hbsp_env w;
+  hbsp_init(MPI_COMM_WORLD, &w);
+  int P = hbsp_size(w), bad = 0;
+  hgrid g;
+  hgrid_create(w, 0, 0, &g);
+  hla_opts o = alg_opts(HLA_MM_SUMMA, 0);
+  const int64_t sz[][3] = {{1, 1, 1},    {1, 50, 7}, {50, 1, 37}, {7, 7, 1},
+                           {37, 50, 50}, {7, 37, 0}, {0, 7, 5},   {5, 0, 7}};
+  for (int i = 0; i < 8; i++) {
+    mcase c = {'N', 'T', sz[i][0], sz[i][1], sz[i][2], 4, 4, 3, 4, 4, 4, 2.0, i % 2 ? 0.0 : 0.5};
+    bad += !run_case(g, &c, &o, NULL);
+  }
+  mcase z = {'N', 'N', 37, 7, 50, 4, 4, 4, 4, 4, 4, 0.0, 0.0}; /* alpha = 0: C := 0 */
+  bad += !run_case(g, &z, &o, NULL);
+  (void)P;
+  CU_ASSERT_EQUAL(bad, 0);
+  hgrid_free(&g);
+  hbsp_free(&w);
+}
+
+/* Panel widths that do not match the blocks: panels cross block boundaries and come in pieces;
+ * every broadcast algorithm gives the same bits as the native one. */
+static void test_summa_panels(void) {
+  hbsp_env w;
+  hbsp_init(MPI_COMM_WORLD, &w);
+  int P = hbsp_size(w), bad = 0;
+  hgrid g;
+  hgrid_create(w, 0, 0, &g);
+  mcase c = {'N', 'N', 23, 29, 50, 4, 5, 3, 4, 4, 4, 1.0, 1.0}; /* k-blocks 5 (A) and 3 (B) */
+  int64_t mn = c.m * c.n;
+  double *ref = ht_rank() == 0 ? malloc((size_t)mn * sizeof(double)) : NULL;
+  double *got = ht_rank() == 0 ? malloc((size_t)mn * sizeof(double)) : NULL;
+  const int bs[] = {1, 3, 8, 13, 64};
+  for (int i = 0; i < 5; i++) {
+    hla_opts o = alg_opts(HLA_MM_SUMMA, bs[i]);
+    bad += !run_case(g, &c, &o, ref);
+    const hbsp_alg algs[] = {HBSP_NATIVE, HBSP_BINOMIAL, HBSP_FLAT, HBSP_PIPELINE,
+                             HBSP_SCATTER_ALLGATHER};
+    for (int a = 0; a < 5 && i == 2; a++) {
+      o.bcast.alg = algs[a];
+      o.bcast.segment = 64;
+      bad += !run_case(g, &c, &o, got);
+      if (ht_rank() == 0) bad += memcmp(ref, got, (size_t)mn * sizeof(double)) != 0;
+    }
+  }
+  MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  (void)P;
+  CU_ASSERT_EQUAL(bad, 0);
+  free(ref), free(got);
+  hgrid_free(&g);
+  hbsp_free(&w);
+}
+
+/* ---------------------------------------------------------------- HSUMMA */
+
+/* Every group arrangement I x J of every grid shape, Mo = b and Mo = 3b: correct, and bitwise
+ * equal to SUMMA with the same b. */
+static void test_hsumma_groups(void) {
+  hbsp_env w;
+  hbsp_init(MPI_COMM_WORLD, &w);
+  int P = hbsp_size(w), Ms[16], ns = shapes(P, Ms), bad = 0;
+  mcase c = {'N', 'N', 29, 31, 45, 3, 4, 4, 3, 3, 3, 1.25, -0.5};
+  int64_t mn = c.m * c.n;
+  double *ref = ht_rank() == 0 ? malloc((size_t)mn * sizeof(double)) : NULL;
+  double *got = ht_rank() == 0 ? malloc((size_t)mn * sizeof(double)) : NULL;
+  hla_report rep;
+  for (int s = 0; s < ns; s++) {
+    int M = Ms[s], N = P / M;
+    hgrid g;
+    hgrid_create(w, M, N, &g);
+    hla_opts o = alg_opts(HLA_MM_SUMMA, 4);
+    bad += !run_case(g, &c, &o, ref);
+    for (int I = 1; I <= M; I++)
+      for (int J = 1; J <= N; J++) {
+        if (M % I || N % J) continue;
+        for (int mo = 1; mo <= 3; mo += 2) {
+          hla_opts h = alg_opts(HLA_MM_HSUMMA, 4);
+          h.groups_row = I, h.groups_col = J, h.outer_block = 4 * mo, h.report = &rep;
+          bad += !run_case(g, &c, &h, got);
+          bad += !(rep.mm_alg == HLA_MM_HSUMMA && rep.groups_row == I && rep.groups_col == J &&
+                   rep.outer_block == 4 * mo && rep.inner_block == 4);
+          if (ht_rank() == 0 && memcmp(ref, got, (size_t)mn * sizeof(double)) != 0) {
+            printf("  HSUMMA %dx%d groups %dx%d Mo %d differs from SUMMA\n", M, N, I, J, 4 * mo);
+            bad++;
+          }
+        }
+      }
+    hgrid_free(&g);
+  }
+  MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  CU_ASSERT_EQUAL(bad, 0);
+  free(ref), free(got);
+  hbsp_free(&w);
+}
+
+/* HSUMMA with transposes, remapped operands and opts->groups = G; bitwise equal to SUMMA. */
+static void test_hsumma_trans(void) {
+  hbsp_env w;
+  hbsp_init(MPI_COMM_WORLD, &w);
+  int P = hbsp_size(w), bad = 0;
+  hgrid g;
+  hgrid_create(w, 0, 0, &g);
+  mcase c = {'T', 'T', 17, 23, 40, 5, 2, 3, 3, 4, 2, -1.0, 0.0};
+  int64_t mn = c.m * c.n;
+  double *ref = ht_rank() == 0 ? malloc((size_t)mn * sizeof(double)) : NULL;
+  double *got = ht_rank() == 0 ? malloc((size_t)mn * sizeof(double)) : NULL;
+  hla_opts o = alg_opts(HLA_MM_SUMMA, 3);
+  bad += !run_case(g, &c, &o, ref);
+  for (int G = 1; G <= P; G++) {
+    if (P % G) continue;
+    hla_opts h = alg_opts(HLA_MM_HSUMMA, 3);
+    h.groups = G, h.outer_block = 6;
+    bad += !run_case(g, &c, &h, got);
+    if (ht_rank() == 0) bad += memcmp(ref, got, (size_t)mn * sizeof(double)) != 0;
+  }
+  MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  CU_ASSERT_EQUAL(bad, 0);
+  free(ref), free(got);
+  hgrid_free(&g);
+  hbsp_free(&w);
+}
+
+/* ---------------------------------------------------------------- 3D */
+
+/* Every replication c dividing M or N, every grid shape (2 x 2 x 2 cubes at P = 8 from the 2 x 4
+ * and 4 x 2 grids); c = 1; k not a multiple of c b. */
+static void test_3d(void) {
+  hbsp_env w;
+  hbsp_init(MPI_COMM_WORLD, &w);
+  int P = hbsp_size(w), Ms[16], ns = shapes(P, Ms), bad = 0;
+  hla_report rep;
+  for (int s = 0; s < ns; s++) {
+    int M = Ms[s], N = P / M;
+    hgrid g;
+    hgrid_create(w, M, N, &g);
+    for (int c = 1; c <= P; c++) {
+      if (M % c && N % c) continue;
+      hla_opts o = alg_opts(HLA_MM_3D, 4);
+      o.replication = c, o.report = &rep;
+      mcase c1 = {'N', 'N', 19, 26, 45, 3, 4, 4, 3, 3, 2, 0.5, 2.0};
+      mcase c2 = {'T', 'N', 26, 19, 7, 3, 4, 4, 3, 2, 3, 1.0, 0.0};
+      bad += !run_case(g, &c1, &o, NULL);
+      bad += !(rep.mm_alg == HLA_MM_3D && rep.replication == c);
+      bad += !run_case(g, &c2, &o, NULL);
+    }
+    hgrid_free(&g);
+  }
+  CU_ASSERT_EQUAL(bad, 0);
+  hbsp_free(&w);
+}
+
+/* Refusals: a c that divides neither grid dimension (HLA_ERR_ARG), a memory bound too small
+ * (HLA_ERR_NOMEM); C untouched. */
+static void test_3d_refuse(void) {
+  hbsp_env w;
+  hbsp_init(MPI_COMM_WORLD, &w);
+  int P = hbsp_size(w);
+  hgrid g;
+  hgrid_create(w, 0, 0, &g);
+  hmat A, B, C;
+  hmat_create(g, 30, 40, 4, 4, &A);
+  hmat_create(g, 40, 20, 4, 4, &B);
+  hmat_create(g, 30, 20, 4, 4, &C);
+  uint64_t s = 7;
+  hmat_fill(C, entry, &s);
+  hla_opts o = alg_opts(HLA_MM_3D, 4);
+  o.replication = P + 1;
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, hmatmul('N', 'N', 1, A, B, 0, C, &o) == HLA_ERR_ARG));
+  if (P > 1) {
+    o.replication = P; /* a 1 x P grid is the default for primes: P divides N */
+    int M;
+    hgrid_shape(g, &M, NULL, NULL, NULL);
+    o.replication = M > 1 ? M : P;
+    o.mem_bound = 100; /* bytes */
+    CU_ASSERT(ht_all(MPI_COMM_WORLD, hmatmul('N', 'N', 1, A, B, 0, C, &o) == HLA_ERR_NOMEM));
+    o.mem_bound = 1e9;
+    CU_ASSERT(ht_all(MPI_COMM_WORLD, hmatmul('N', 'N', 1, A, B, 0, C, &o) == HLA_OK));
+    hmat_fill(C, entry, &s);
+  }
+  double *c;
+  int64_t lld, mloc, nloc;
+  hmat_local(C, &c, &lld, &mloc, &nloc);
+  int same = 1;
+  for (int64_t j = 0; j < nloc; j++)
+    for (int64_t i = 0; i < mloc; i++)
+      same &= c[i + j * lld] == ht_rand_entry(s, hmat_l2g_row(C, i), hmat_l2g_col(C, j));
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, same));
+  hmat_free(&A), hmat_free(&B), hmat_free(&C);
+  hgrid_free(&g);
+  hbsp_free(&w);
+}
+
+/* ---------------------------------------------------------------- automatic choice */
+
+static void test_auto(void) {
+  hbsp_env w;
+  hbsp_init(MPI_COMM_WORLD, &w);
+  int bad = 0;
+  hgrid g;
+  hgrid_create(w, 0, 0, &g);
+  mcase c1 = {'N', 'N', 37, 29, 21, 4, 4, 4, 4, 4, 4, 1.0, 1.0};
+  mcase c2 = {'N', 'T', 9, 7, 90, 4, 4, 4, 4, 4, 4, 1.0, 0.0}; /* k large: 3D when possible */
+  bad += !run_case(g, &c1, NULL, NULL);
+  hla_opts o = HLA_OPTS_INIT;
+  hla_report rep;
+  o.report = &rep;
+  bad += !run_case(g, &c1, &o, NULL);
+  bad += !(rep.mm_alg >= HLA_MM_SUMMA && rep.mm_alg <= HLA_MM_3D && rep.why[0] != 0 &&
+           rep.inner_block == 4 && rep.seconds >= 0);
+  bad += !run_case(g, &c2, &o, NULL);
+  bad += !(rep.why[0] != 0);
+  CU_ASSERT_EQUAL(bad, 0);
+  hgrid_free(&g);
+  hbsp_free(&w);
+}
+
+/* ---------------------------------------------------------------- bad input */
+
+/* The error code on every rank and C unchanged. */
+static int refused(int code, int want, hmat C, uint64_t seed) {
+  double *c;
+  int64_t lld, mloc, nloc;
+  int same = code == want;
+  if (C != NULL) {
+    hmat_local(C, &c, &lld, &mloc, &nloc);
+    for (int64_t j = 0; j < nloc; j++)
+      for (int64_t i = 0; i < mloc; i++)
+        same &= c[i + j * lld] == ht_rand_entry(seed, hmat_l2g_row(C, i), hmat_l2g_col(C, j));
+  }
+  return ht_all(MPI_COMM_WORLD, same);
+}
+
+static void test_bad_input(void) {
+  hbsp_env w;
+  hbsp_init(MPI_COMM_WORLD, &w);
+  int P = hbsp_size(w);
+  hgrid g, g2;
+  hgrid_create(w, 0, 0, &g);
+  hgrid_create(w, P, 1, &g2);
+  hmat A, B, C, A2, C2;
+  uint64_t s = 9;
+  hmat_create(g, 10, 12, 3, 3, &A);
+  hmat_create(g, 12, 8, 3, 3, &B);
+  hmat_create(g, 10, 8, 3, 3, &C);
+  hmat_create(g2, 10, 12, 3, 3, &A2);
+  hmat_create(g, 8, 10, 3, 3, &C2);
+  hmat_fill(C, entry, &s);
+  hmat_fill(C2, entry, &s);
+  hla_opts o = HLA_OPTS_INIT;
+
+  CU_ASSERT(refused(hmatmul('N', 'N', 1, NULL, B, 1, C, NULL), HLA_ERR_ARG, C, s));
+  CU_ASSERT(refused(hmatmul('N', 'N', 1, A, NULL, 1, C, NULL), HLA_ERR_ARG, C, s));
+  CU_ASSERT(refused(hmatmul('N', 'N', 1, A, B, 1, NULL, NULL), HLA_ERR_ARG, NULL, s));
+  CU_ASSERT(refused(hmatmul('X', 'N', 1, A, B, 1, C, NULL), HLA_ERR_ARG, C, s));
+  CU_ASSERT(refused(hmatmul('N', 'Q', 1, A, B, 1, C, NULL), HLA_ERR_ARG, C, s));
+  CU_ASSERT(refused(hmatmul('T', 'N', 1, A, B, 1, C, NULL), HLA_ERR_DIM, C, s));
+  CU_ASSERT(refused(hmatmul('N', 'N', 1, A, B, 1, C2, NULL), HLA_ERR_DIM, C2, s));
+  CU_ASSERT(refused(hmatmul('N', 'N', 1, A2, B, 1, C, NULL), HLA_ERR_DIST, C, s));
+  CU_ASSERT(refused(hmatmul('N', 'T', 1, C, C, 1, C, NULL), HLA_ERR_ARG, C, s));
+  /* One rank passes a NULL operand: still agreed. */
+  CU_ASSERT(refused(hmatmul('N', 'N', 1, ht_rank() == P - 1 ? NULL : A, B, 1, C, NULL), HLA_ERR_ARG,
+                    C, s));
+  /* Arguments that differ between ranks. */
+  CU_ASSERT(refused(hmatmul('N', 'N', ht_rank() == 0 ? 2.0 : 1.0, A, B, 1, C, NULL),
+                    P > 1 ? HLA_ERR_ARG : HLA_OK, P > 1 ? C : NULL, s));
+  hmat_fill(C, entry, &s);
+  /* Bad options. */
+  o.mm_alg = 7;
+  CU_ASSERT(refused(hmatmul('N', 'N', 1, A, B, 1, C, &o), HLA_ERR_ARG, C, s));
+  o = (hla_opts)HLA_OPTS_INIT;
+  o.mm_alg = HLA_MM_HSUMMA, o.inner_block = 4, o.outer_block = 6;
+  CU_ASSERT(refused(hmatmul('N', 'N', 1, A, B, 1, C, &o), HLA_ERR_ARG, C, s));
+  o.outer_block = 8, o.groups_row = P + 1;
+  CU_ASSERT(refused(hmatmul('N', 'N', 1, A, B, 1, C, &o), HLA_ERR_ARG, C, s));
+  o.groups_row = 0, o.groups = P + 1;
+  CU_ASSERT(refused(hmatmul('N', 'N', 1, A, B, 1, C, &o), HLA_ERR_ARG, C, s));
+  o = (hla_opts)HLA_OPTS_INIT;
+  o.inner_block = -1;
+  CU_ASSERT(refused(hmatmul('N', 'N', 1, A, B, 1, C, &o), HLA_ERR_ARG, C, s));
+  o = (hla_opts)HLA_OPTS_INIT;
+  o.mem_bound = -1;
+  CU_ASSERT(refused(hmatmul('N', 'N', 1, A, B, 1, C, &o), HLA_ERR_ARG, C, s));
+
+  hmat_free(&A), hmat_free(&B), hmat_free(&C), hmat_free(&A2), hmat_free(&C2);
+  hgrid_free(&g), hgrid_free(&g2);
+  hbsp_free(&w);
+}
+
+void hla_test_register(void) {
+  CU_pSuite s = CU_add_suite("matmul", NULL, NULL);
+  HT_ADD(s, test_summa_grids);
+  HT_ADD(s, test_summa_trans);
+  HT_ADD(s, test_summa_sizes);
+  HT_ADD(s, test_summa_panels);
+  HT_ADD(s, test_hsumma_groups);
+  HT_ADD(s, test_hsumma_trans);
+  HT_ADD(s, test_3d);
+  HT_ADD(s, test_3d_refuse);
+  HT_ADD(s, test_auto);
+  HT_ADD(s, test_bad_input);
+}
