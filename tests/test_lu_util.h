@@ -19,7 +19,7 @@ typedef struct {
   int M, N, member, rank; /* rank in the grid's ALL */
 } tgrid;
 
-static int tgrid_open(hbsp_env world, int M, int N, tgrid *t) {
+static inline int tgrid_open(hbsp_env world, int M, int N, tgrid *t) {
   memset(t, 0, sizeof *t);
   t->world = world, t->M = M, t->N = N;
   int r = hbsp_rank(world);
@@ -33,13 +33,13 @@ static int tgrid_open(hbsp_env world, int M, int N, tgrid *t) {
   return rc;
 }
 
-static void tgrid_close(tgrid *t) {
+static inline void tgrid_close(tgrid *t) {
   if (t->g) CU_ASSERT_EQUAL(hgrid_free(&t->g), HLA_OK);
   if (t->sub) CU_ASSERT_EQUAL(hbsp_free(&t->sub), HLA_OK);
 }
 
 /* The grid shapes of the tests that fit in P ranks (1x1, 1xP, Px1, 2x3, 3x2, 2x2, 2x1, 1x2). */
-static int tgrid_shapes(int P, int shapes[][2]) {
+static inline int tgrid_shapes(int P, int shapes[][2]) {
   int cand[][2] = {{1, 1}, {1, P}, {P, 1}, {2, 3}, {3, 2}, {2, 2}, {2, 1}, {1, 2}};
   int k = 0;
   for (size_t c = 0; c < sizeof cand / sizeof cand[0]; c++) {
@@ -57,7 +57,7 @@ static int tgrid_shapes(int P, int shapes[][2]) {
 /* The seeds' test matrix (reference 002 §6.4): B(i,j) = i/2 + 1 (i <= j), (j+1)/2 (i > j), and
  * A(i,j) = B((i-1) mod n, j). Its LU: L = 1/2 below the diagonal, U = 1 on and above, and stage k
  * swaps rows k and k+1. */
-static double thesis_entry(int64_t i, int64_t j, void *ctx) {
+static inline double thesis_entry(int64_t i, int64_t j, void *ctx) {
   int64_t n = *(int64_t *)ctx, ib = (i - 1 + n) % n;
   return ib <= j ? 0.5 * (double)ib + 1.0 : 0.5 * (double)(j + 1);
 }
@@ -73,7 +73,7 @@ typedef struct {
   int64_t *ipiv; /* expected LAPACK-style interchanges */
 } exact_t;
 
-static void exact_make(exact_t *e, int64_t n, uint64_t seed, int64_t zero_at) {
+static inline void exact_make(exact_t *e, int64_t n, uint64_t seed, int64_t zero_at) {
   e->n = n;
   size_t nn = (size_t)(n > 0 ? n * n : 1);
   e->A = calloc(nn, sizeof(double));
@@ -118,23 +118,23 @@ static void exact_make(exact_t *e, int64_t n, uint64_t seed, int64_t zero_at) {
   free(cur);
 }
 
-static void exact_free(exact_t *e) {
+static inline void exact_free(exact_t *e) {
   free(e->A);
   free(e->LU);
   free(e->ipiv);
 }
 
-static double global_entry(int64_t i, int64_t j, void *ctx) {
+static inline double global_entry(int64_t i, int64_t j, void *ctx) {
   const exact_t *e = ctx;
   return e->A[i + j * e->n];
 }
 
-static double rand_entry(int64_t i, int64_t j, void *ctx) {
+static inline double rand_entry(int64_t i, int64_t j, void *ctx) {
   return ht_rand_entry(*(uint64_t *)ctx, i, j);
 }
 
 /* 1 iff every local entry of A equals G(i, j) (column-major n-leading global array). Local. */
-static int local_equals(hmat A, const double *G, int64_t ldg) {
+static inline int local_equals(hmat A, const double *G, int64_t ldg) {
   double *a;
   int64_t lld, ml, nl;
   hmat_local(A, &a, &lld, &ml, &nl);
@@ -145,7 +145,7 @@ static int local_equals(hmat A, const double *G, int64_t ldg) {
 }
 
 /* A gathered n x m copy on rank 0 of the grid (other ranks get a buffer they do not read). */
-static double *gather_all(hmat A) {
+static inline double *gather_all(hmat A) {
   int64_t m, n;
   hmat_size(A, &m, &n);
   double *G = calloc((size_t)(m * n > 0 ? m * n : 1), sizeof(double));
@@ -154,7 +154,8 @@ static double *gather_all(hmat A) {
 }
 
 /* ||P A - L U||_1 / (||A||_1 n eps) for gathered A (original) and F (factors), ipiv 0-based. */
-static double factor_residual(int64_t n, const double *A, const double *F, const int64_t *ipiv) {
+static inline double factor_residual(int64_t n, const double *A, const double *F,
+                                     const int64_t *ipiv) {
   double *PA = malloc((size_t)(n * n > 0 ? n * n : 1) * sizeof(double));
   memcpy(PA, A, (size_t)(n * n) * sizeof(double));
   for (int64_t k = 0; k < n; k++)
@@ -180,7 +181,7 @@ static double factor_residual(int64_t n, const double *A, const double *F, const
 }
 
 /* LAPACK's pivots of the gathered n x n A (0-based). */
-static void lapack_pivots(int64_t n, const double *A, int64_t *ipiv) {
+static inline void lapack_pivots(int64_t n, const double *A, int64_t *ipiv) {
   double *W = malloc((size_t)(n * n > 0 ? n * n : 1) * sizeof(double));
   lapack_int *p = malloc((size_t)(n > 0 ? n : 1) * sizeof *p);
   memcpy(W, A, (size_t)(n * n) * sizeof(double));
@@ -191,8 +192,8 @@ static void lapack_pivots(int64_t n, const double *A, int64_t *ipiv) {
 }
 
 /* HPL's residual max_c ||A x_c - b_c||_inf / (eps (||A||_inf ||x_c||_inf + ||b_c||_inf) n). */
-static double solve_residual(int64_t n, int64_t nrhs, const double *A, const double *X,
-                             const double *B) {
+static inline double solve_residual(int64_t n, int64_t nrhs, const double *A, const double *X,
+                                    const double *B) {
   double anorm = 0.0, worst = 0.0;
   for (int64_t i = 0; i < n; i++) {
     double s = 0.0;
