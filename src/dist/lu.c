@@ -26,6 +26,22 @@
  * Summed over n / nb steps: 2 n^3 / (3 P) flops + O(n^2 (1/M + 1/N)) words + O(n) l_c + O(n/nb)
  * l_r. Two levels replace each broadcast and max-with-location by its two-level form (lu_bcast.c):
  * per step about one message per group (node) crosses the top level instead of log2 of the ranks.
+ *
+ * Automatic choices (opts NULL, or zero fields), each reported in opts->report->why:
+ *   lu_alg     HLA_LU_HIER with the given groups when opts->groups_row/groups_col (or groups = G,
+ *              cut as the most square I x J, I groups of process rows in each process column, J of
+ *              process columns in each row) ask for groups; else HLA_LU_HIER on nodes when the
+ *              grid spans several nodes and some process row or column spans several nodes with
+ *              two or more of its ranks on one node (only then do two levels differ from one);
+ *              else HLA_LU_FLAT. A planner with the machine model will refine this.
+ *   lookahead  depth 1 (deeper requests run depth 1); -1 turns it off.
+ *   panel      HLA_PANEL_RECURSIVE (M = 1: the node kernel's recursive LU; M > 1: distributed
+ *              recursive); HLA_PANEL_COLUMNS runs the distributed column-by-column panel.
+ *   bcast      opts->bcast for every broadcast and max-with-location (Hasanov groups are used
+ *              only where they divide the environment); HBSP_AUTO: the BSP layer's choice.
+ * Errors: arguments and non-finite entries are checked and agreed before A changes. A failure of
+ * one rank inside the loop (an MPI error, memory for a collective's workspace) is returned on that
+ * rank only: the factorisation cannot be resumed, as in ScaLAPACK.
  */
 #include <math.h>
 #include <stdio.h>
@@ -127,11 +143,12 @@ int hlu_setup(hlu_ctx *c, hmat A, const hla_opts *opts) {
                    : g->M == 1                   ? "recursive node-local panel (one process row)"
                                                  : "distributed recursive panel";
 
-  /* The sends of the row moves and of the panel assume the grid's column environments carry no
-   * tags (nobody else sets one on the grid's environments). */
+  /* The sends of the row moves, the panel and the solve assume the grid's row and column
+   * environments carry no tags (nobody else sets one on the grid's environments). */
   int code = HLA_OK;
-  if (g->col->tagsize || g->col->tagsize_next)
-    code = HBSP_FAIL(g->all, HLA_ERR_STATE, "LU: a tag size is set on the grid's column env");
+  if (g->col->tagsize || g->col->tagsize_next || g->row->tagsize || g->row->tagsize_next)
+    code =
+        HBSP_FAIL(g->all, HLA_ERR_STATE, "LU: a tag size is set on the grid's row or column env");
   HLA_CALL(hbsp_agree(g->all, code));
 
   int want = opts ? opts->lu_alg : HLA_LU_AUTO, I, J, nnodes = 1;
@@ -336,6 +353,8 @@ int hlu_finish(hlu_ctx *c, const char *fn, const hla_opts *opts, double t0) {
   return HLA_OK;
 }
 
+/* hlu_factor: see include/hla/ops.h. Collective over HGRID_ALL of A's grid; BSP cost above (plus
+ * the checks: two allreduces over ALL, and hlu_setup). */
 int hlu_factor(hmat A, int64_t *ipiv, const hla_opts *opts) {
   static const char fn[] = "hlu_factor";
   if (A == NULL) return HLA_ERR_ARG;

@@ -3,9 +3,12 @@
  * B := U^-1 L^-1 P B: the n interchanges of ipiv are composed into one permutation and every row
  * of B that moves is sent once to its final owner (one superstep per process column, lu_swap.c);
  * then the blocked forward and backward solves of trsolve.c.
- * BSP cost: the permutation 2 w + (moved rows x local columns of B) g_c + l_c, plus two
- * hlu_trsolve: about 2 n^2 / M words along rows, 2 n nrhs / N along columns, 2 n^2 nrhs / P flops
- * per triangle... in total 4 (n / nb) (l_r + l_c) of latency. */
+ * BSP cost (flat; R = ceil(n/M) rows, C_B local columns of B): the permutation 2 w + (moved rows
+ * x C_B) g_c + l_c; each triangle about n R / 2 words along rows (only to the process columns that
+ * hold B), n C_B along columns, n^2 nrhs / P flops, and 2 (n / nb) (l_r + l_c) of latency.
+ * Errors: bad arguments are agreed before anything changes (nothing is modified); HLA_ERR_SINGULAR
+ * from hla_gesv leaves B as it was, as LAPACK's dgesv.
+ */
 #include <string.h>
 #include "dist/lu_impl.h"
 
@@ -73,6 +76,7 @@ static int prepare(hlu_ctx *c, hmat A, hmat B, const hla_opts *opts, int factor)
   return code;
 }
 
+/* hlu_solve: see include/hla/ops.h. Collective over HGRID_ALL of LU's grid; cost above. */
 int hlu_solve(hmat LU, const int64_t *ipiv, hmat B, const hla_opts *opts) {
   static const char fn[] = "hlu_solve";
   if (LU == NULL || B == NULL) return HLA_ERR_ARG;
@@ -88,6 +92,8 @@ int hlu_solve(hmat LU, const int64_t *ipiv, hmat B, const hla_opts *opts) {
   return HLA_OK;
 }
 
+/* hla_gesv: see include/hla/ops.h. Collective over HGRID_ALL of A's grid; cost of hlu_factor plus
+ * hlu_solve (one setup of the levels and workspaces for both). */
 int hla_gesv(hmat A, int64_t *ipiv, hmat B, const hla_opts *opts) {
   static const char fn[] = "hla_gesv";
   if (A == NULL || B == NULL) return HLA_ERR_ARG;

@@ -4,7 +4,8 @@
  * with the same row blocks. Right-looking by block rows k (rows [j0, j0 + jb), process row pr,
  * process column pc of the factors' column block k):
  *   1. the triangle's column block k (my rows below j0 for L, above j0 + jb for U, with the
- *      diagonal block on pr) goes along my process row from pc;
+ *      diagonal block on pr) goes along my process row from pc, to the process columns that hold
+ *      columns of B (all of them when nrhs is large: a broadcast);
  *   2. pr solves its block of B with the diagonal block (trsm, BLAS-3 over my columns of B);
  *   3. that solved block goes down my process column from pr;
  *   4. every rank updates the rest of its rows of B by dgemm with the column block.
@@ -15,6 +16,28 @@
  * flops, 2 (n / nb) (l_r + l_c). */
 #include "dist/lu_impl.h"
 #include "kernels/kernels.h"
+
+/* Send lbuf[0..count) from process column pc to the process columns that hold columns of B: a
+ * broadcast along the row when all do; otherwise (few right-hand sides) straight to those that
+ * do, in one superstep of the row, so that the triangle does not travel to ranks with nothing to
+ * solve. Collective over my process row. */
+static int to_holders(hlu_ctx *c, hmat B, int64_t count, int pc) {
+  int N = c->N, all = 1;
+  size_t bytes = (size_t)count * sizeof(double);
+  for (int t = 0; t < N; t++) all &= hmat_numroc(B->n, B->nb, t, N) > 0;
+  if (all) return hlu_bcast(&c->rowlv, c->lbuf, bytes, pc, c->howp);
+  if (count == 0) return HLA_OK;
+  hbsp_env row = c->rowlv.env;
+  if (c->mycol == pc)
+    for (int t = 0; t < N; t++)
+      if (t != pc && hmat_numroc(B->n, B->nb, t, N) > 0)
+        HLA_CALL(hbsp_send(row, t, NULL, c->lbuf, bytes));
+  HLA_CALL(hbsp_sync(row));
+  size_t nmsg, got;
+  HLA_CALL(hbsp_qsize(row, &nmsg, NULL));
+  for (size_t q = 0; q < nmsg; q++) HLA_CALL(hbsp_move(row, NULL, c->lbuf, bytes, &got));
+  return HLA_OK;
+}
 
 int hlu_trsolve(hlu_ctx *c, hmat B, char uplo) {
   const int64_t n = c->n, lld = c->lld, ldb = B->lld, nr = B->nloc;
@@ -32,7 +55,7 @@ int hlu_trsolve(hlu_ctx *c, hmat B, char uplo) {
 
     /* 1. the triangle's column block along my process row */
     if (me_c == pc) hkern_pack(nl, jb, c->a + r0 + hmat_idx_g2l(j0, nb, N) * lld, lld, c->lbuf);
-    HLA_CALL(hlu_bcast(&c->rowlv, c->lbuf, (size_t)(nl * jb) * sizeof(double), pc, c->howp));
+    HLA_CALL(to_holders(c, B, nl * jb, pc));
 
     /* 2. the diagonal block of B */
     if (me_r == pr && nr > 0) {
