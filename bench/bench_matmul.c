@@ -15,8 +15,10 @@
  *
  *   mpiexec -n P --bind-to none ./bench_matmul [--n 2048,4096,6000] [--quick] [--grid MxN]
  *       [--nb 64] [--b B] [--reps 3] [--groups G] [--outer Mo] [--c C] [--cores K] [--no-check]
- *       [--no-node] [--no-pdgemm] [--profile]
+ *       [--no-node] [--no-pdgemm] [--bcast auto|native|flat|binomial|pipeline|sag] [--profile]
  *
+ * --bcast: the panel broadcasts of hmatmul (auto/native: MPI_Ibcast overlapped with the dgemm;
+ * the others are hla's blocking collectives, sag = scatter-allgather).
  * --quick: n = 256, 512. --grid: process grid (default: hgrid_create's choice). --nb: block size
  * of A, B, C (and the panel width b unless --b). --cores: cores for the node limit (default: the
  * node's). --profile: additionally run each algorithm once with binomial broadcasts under the BSP
@@ -60,6 +62,7 @@ typedef struct {
   int nn;
   int M, N, nb, b, reps, groups, outer, c, cores;
   int check, node, pdgemm, profile;
+  hbsp_alg bcast;
 } bopts;
 
 static int parse_list(const char *s, int64_t *out, int max) {
@@ -286,9 +289,10 @@ static void print_case(int rank, int64_t n, int P, int M, int N, int nb, int thr
 }
 
 static void usage(void) {
-  fprintf(stderr, "usage: bench_matmul [--n 2048,4096,6000] [--quick] [--grid MxN] [--nb 64]"
-                  " [--b B] [--reps 3] [--groups G] [--outer Mo] [--c C] [--cores K]"
-                  " [--no-check] [--no-node] [--no-pdgemm] [--profile]\n");
+  fprintf(stderr,
+          "usage: bench_matmul [--n 2048,4096,6000] [--quick] [--grid MxN] [--nb 64]"
+          " [--b B] [--reps 3] [--groups G] [--outer Mo] [--c C] [--cores K]"
+          " [--no-check] [--no-node] [--no-pdgemm] [--bcast native|binomial|...] [--profile]\n");
 }
 
 int profile_levels(hbsp_env env, hgrid g, int64_t n, const bopts *o); /* below */
@@ -390,6 +394,7 @@ int main(int argc, char **argv) {
       hla_report rep;
       hla_opts opts = HLA_OPTS_INIT;
       opts.mm_alg = algs[a], opts.inner_block = o.b, opts.report = &rep;
+      opts.bcast.alg = o.bcast;
       if (algs[a] == HLA_MM_HSUMMA) opts.groups = o.groups, opts.outer_block = o.outer;
       if (algs[a] == HLA_MM_3D) opts.replication = o.c;
       mm_case mc = {A, B, C, &opts}; /* AUTO with zero fields: the same as opts = NULL */

@@ -141,9 +141,16 @@ int mm_remap(hbsp_env env, char trans, hmat S, const mm_target *T) {
       double *data = (double *)(sbuf + 2 + nr + nc);
       if (!tr) {
         hkern_pack_idx(n1, i1, n2, i2, S->data, S->lld, data);
-      } else { /* D(a, b) = S(i1[b], i2[a]): a runs over S's columns */
-        for (int64_t b = 0; b < nc; b++)
-          for (int64_t a = 0; a < nr; a++) data[a + b * nr] = S->data[i1[b] + i2[a] * S->lld];
+      } else { /* D(a, b) = S(i1[b], i2[a]): a runs over S's columns; tiles for the cache */
+        enum { TL = 32 };
+        for (int64_t a0 = 0; a0 < nr; a0 += TL)
+          for (int64_t b0 = 0; b0 < nc; b0 += TL) {
+            int64_t a1 = a0 + TL < nr ? a0 + TL : nr, b1 = b0 + TL < nc ? b0 + TL : nc;
+            for (int64_t a = a0; a < a1; a++) {
+              const double *col = S->data + i2[a] * S->lld;
+              for (int64_t b = b0; b < b1; b++) data[a + b * nr] = col[i1[b]];
+            }
+          }
       }
       if (to == me)
         remap_unpack(T, sbuf);
@@ -284,7 +291,7 @@ static int plan_make(hgrid g, char ta, char tb, hmat A, hmat B, hmat C, int64_t 
   p->b = b, p->Mo = Mo;
 
   /* HSUMMA groups (also needed by the automatic choice). */
-  int I, J, have_groups = 1;
+  int I = 1, J = 1, have_groups = 1;
   if (o->groups_row || o->groups_col) {
     I = o->groups_row ? o->groups_row : 1, J = o->groups_col ? o->groups_col : 1;
     have_groups = M % I == 0 && N % J == 0;
@@ -516,7 +523,7 @@ int hmatmul(char transa, char transb, double alpha, hmat A, hmat B, double beta,
     rep->threads = g->threads;
     rep->redistributed = redistributed;
     rep->seconds = hbsp_time() - t0;
-    snprintf(rep->why, sizeof rep->why, "%s%s", p.why,
+    snprintf(rep->why, sizeof rep->why, "%.200s%s", p.why,
              redistributed ? "; operands remapped to C's layout" : "");
   }
   return HLA_OK;
