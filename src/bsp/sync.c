@@ -140,6 +140,7 @@ static int post_pieces(hbsp_env env, int send, const hbsp_hpiece *pc, size_t tot
   for (size_t off = 0; off < total; off += HBSP_CHUNK) {
     size_t len = total - off < HBSP_CHUNK ? total - off : HBSP_CHUNK;
     int nb = 0, cap = 16, rc = HLA_OK;
+    const char *first = NULL;
     int *bl = malloc((size_t)cap * sizeof *bl);
     MPI_Aint *dp = malloc((size_t)cap * sizeof *dp);
     for (size_t left = len; left > 0 && bl && dp;) {
@@ -157,31 +158,43 @@ static int post_pieces(hbsp_env env, int send, const hbsp_hpiece *pc, size_t tot
         if (!nbl || !ndp) break;
       }
       const char *at = pc[i].buffered ? base + pc[i].off : (const char *)pc[i].src;
+      if (nb == 0) first = at + inpiece;
       MPI_Get_address(at + inpiece, &dp[nb]);
       bl[nb++] = (int)take;
       left -= take;
       inpiece += take;
       if (inpiece == pc[i].bytes) i++, inpiece = 0;
     }
-    MPI_Datatype t;
-    if (!bl || !dp || nb == cap)
-      rc = HBSP_FAIL(env, HLA_ERR_NOMEM, "sync: out of memory");
-    else if (MPI_Type_create_hindexed(nb, bl, dp, MPI_BYTE, &t) != MPI_SUCCESS ||
-             MPI_Type_commit(&t) != MPI_SUCCESS)
-      rc = HBSP_FAIL(env, HLA_ERR_MPI, "sync: cannot build a payload datatype");
+    if (!bl || !dp || nb == cap) {
+      free(bl);
+      free(dp);
+      return HBSP_FAIL(env, HLA_ERR_NOMEM, "sync: out of memory");
+    }
+    /* One block (the common case of one large put per peer): a plain contiguous message, which
+     * MPI moves with its fastest single-copy path. */
+    void *at = (void *)first;
+    int count = bl[0];
+    MPI_Datatype t = MPI_BYTE;
+    if (nb > 1) {
+      at = MPI_BOTTOM;
+      count = 1;
+      if (MPI_Type_create_hindexed(nb, bl, dp, MPI_BYTE, &t) != MPI_SUCCESS ||
+          MPI_Type_commit(&t) != MPI_SUCCESS)
+        rc = HBSP_FAIL(env, HLA_ERR_MPI, "sync: cannot build a payload datatype");
+      else if (!hla_buf_append(&env->types, &t, sizeof t)) {
+        MPI_Type_free(&t);
+        rc = HBSP_FAIL(env, HLA_ERR_NOMEM, "sync: out of memory");
+      }
+    }
     free(bl);
     free(dp);
     HLA_CALL(rc);
-    if (!hla_buf_append(&env->types, &t, sizeof t)) {
-      MPI_Type_free(&t);
-      return HBSP_FAIL(env, HLA_ERR_NOMEM, "sync: out of memory");
-    }
     MPI_Request *r = hla_buf_append(&env->reqs, NULL, sizeof *r);
     if (!r) return HBSP_FAIL(env, HLA_ERR_NOMEM, "sync: out of memory");
     if (send)
-      HBSP_MPI(env, MPI_Isend(MPI_BOTTOM, 1, t, peer, HBSP_TAG_HP, env->comm, r));
+      HBSP_MPI(env, MPI_Isend(at, count, t, peer, HBSP_TAG_HP, env->comm, r));
     else
-      HBSP_MPI(env, MPI_Irecv(MPI_BOTTOM, 1, t, peer, HBSP_TAG_HP, env->comm, r));
+      HBSP_MPI(env, MPI_Irecv(at, count, t, peer, HBSP_TAG_HP, env->comm, r));
     hbsp_prof_msg(env, peer, len, send);
   }
   return HLA_OK;
