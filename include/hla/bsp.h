@@ -176,8 +176,10 @@ typedef struct {
 } hbsp_dloc;
 
 /** All collectives below: collective over env with the same root, sizes and how on every rank
- *  (global); buffers local. Errors are agreed: every rank returns the same code. send == recv is
- *  allowed (in place). Costs in the Hockney model per algorithm: see src/bsp/coll.c. */
+ *  (global); buffers local. Errors are agreed: every rank returns the same code and nothing is
+ *  written. In place as in MPI: reductions with send == recv; gather/allgather with send ==
+ *  recv + rank * bytes (this rank's block already in place); scatter with recv == send + root *
+ *  bytes on the root. Costs in the Hockney model per algorithm: see src/bsp/coll.c. */
 
 /** Copy buf[0..bytes) from root to every rank. */
 HLA_API int hbsp_bcast(hbsp_env env, void *buf, size_t bytes, int root, const hbsp_coll *how);

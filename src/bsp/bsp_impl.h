@@ -132,6 +132,10 @@ int hbsp_reg_find(hbsp_env env, const void *base);
  * Inherits the profiler of parent (may be NULL). Local. */
 int hbsp_env_wrap(MPI_Comm comm, hbsp_env parent, const char *name, hbsp_env *out);
 
+/* hbsp_split whose child is named "<parent>/<name>" (for profiles and messages) instead of
+ * "<parent>/split". Collective over parent, as hbsp_split. */
+int hbsp_split_named(hbsp_env parent, int color, int key, const char *name, hbsp_env *child);
+
 /* Free the local object without any communication (error paths and internal caches). */
 void hbsp_env_destroy(hbsp_env env);
 

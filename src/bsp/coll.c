@@ -284,8 +284,8 @@ static int get_groups(hbsp_env env, int G, hbsp_coll_groups **out) {
       free(g);
       return rc;
     }
-    rc = hbsp_split(env, env->rank / Q, env->rank, &g->inner);
-    if (rc == HLA_OK) rc = hbsp_split(env, env->rank % Q, env->rank, &g->outer);
+    rc = hbsp_split_named(env, env->rank / Q, env->rank, "inner", &g->inner);
+    if (rc == HLA_OK) rc = hbsp_split_named(env, env->rank % Q, env->rank, "outer", &g->outer);
     if (rc != HLA_OK) { /* hbsp_split agrees, so every rank is here together */
       destroy_sub(g->inner);
       free(g);

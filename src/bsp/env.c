@@ -190,7 +190,7 @@ static int split_named(hbsp_env parent, int color, int key, hbsp_env *child, con
   return wrap_agreed(parent, c, name, child);
 }
 
-int hbsp_split(hbsp_env parent, int color, int key, hbsp_env *child) {
+int hbsp_split_named(hbsp_env parent, int color, int key, const char *name, hbsp_env *child) {
   if (!parent) return HLA_ERR_ARG;
   int rc = HLA_OK;
   if (!child)
@@ -199,7 +199,11 @@ int hbsp_split(hbsp_env parent, int color, int key, hbsp_env *child) {
     rc = HBSP_FAIL(parent, HLA_ERR_ARG, "hbsp_split: colour %d is negative", color);
   HLA_CALL(hbsp_agree(parent, rc));
   *child = NULL;
-  return split_named(parent, color == HBSP_UNDEFINED ? MPI_UNDEFINED : color, key, child, "split");
+  return split_named(parent, color == HBSP_UNDEFINED ? MPI_UNDEFINED : color, key, child, name);
+}
+
+int hbsp_split(hbsp_env parent, int color, int key, hbsp_env *child) {
+  return hbsp_split_named(parent, color, key, "split", child);
 }
 
 int hbsp_reorder(hbsp_env env, int key, hbsp_env *out) {

@@ -53,13 +53,13 @@ static int grid_destroy(hgrid g) {
 /* The part of hgrid_create after validation: environments, node level, thread policy. */
 static int grid_build(hgrid g, hbsp_env env) {
   int rank = hbsp_rank(env);
-  HLA_CALL(hbsp_reorder(env, rank, &g->all)); /* own traffic, same order */
-  HLA_CALL(hbsp_split(g->all, g->myrow, g->mycol, &g->row));
-  HLA_CALL(hbsp_split(g->all, g->mycol, g->myrow, &g->col));
+  HLA_CALL(hbsp_split_named(env, 0, rank, "grid", &g->all)); /* own traffic, same order */
+  HLA_CALL(hbsp_split_named(g->all, g->myrow, g->mycol, "row", &g->row));
+  HLA_CALL(hbsp_split_named(g->all, g->mycol, g->myrow, "col", &g->col));
   HLA_CALL(hbsp_node(g->all, &g->node));
   g->node_size = hbsp_size(g->node);
   g->node_rank = hbsp_rank(g->node);
-  HLA_CALL(hbsp_split(g->all, g->node_rank, rank, &g->cross));
+  HLA_CALL(hbsp_split_named(g->all, g->node_rank, rank, "cross", &g->cross));
   int leader = g->node_rank == 0, nnodes = 0;
   HLA_CALL(hbsp_allreduce(g->all, &leader, &nnodes, 1, HBSP_INT, HBSP_SUM, NULL));
   g->nnodes = nnodes;

@@ -60,10 +60,10 @@ static int hs_levels(hbsp_env env, int q, int G, int pos, hbsp_env *in, hbsp_env
     *out = env;
     return HLA_OK;
   }
-  int code = hbsp_split(env, pos / qg, pos % qg, in);
+  int code = hbsp_split_named(env, pos / qg, pos % qg, "group", in);
   *own_in = code == HLA_OK;
   if (code == HLA_OK) {
-    code = hbsp_split(env, pos % qg, pos / qg, out);
+    code = hbsp_split_named(env, pos % qg, pos / qg, "across", out);
     *own_out = code == HLA_OK;
   }
   return code;

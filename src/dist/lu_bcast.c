@@ -35,9 +35,10 @@ int hlu_level_make(hbsp_env env, const int64_t *key, hlu_level *lv) {
     return HLA_OK;
   }
   lv->group = group, lv->lrank = lrank, lv->ngroups = ngroups;
-  int rc = hbsp_split(env, group[me], me, &lv->local);
+  int rc = hbsp_split_named(env, group[me], me, "group", &lv->local);
   if (rc == HLA_OK)
-    rc = hbsp_split(env, lrank[me] == 0 ? 0 : HBSP_UNDEFINED, group[me], &lv->leaders);
+    rc = hbsp_split_named(env, lrank[me] == 0 ? 0 : HBSP_UNDEFINED, group[me], "leaders",
+                          &lv->leaders);
   if (rc != HLA_OK) hlu_level_free(lv); /* both splits are agreed: every rank is here */
   return rc;
 }

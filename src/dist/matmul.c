@@ -14,8 +14,9 @@
  *   algorithm: P = 1 -> SUMMA (a local dgemm); k >= 4 max(m, n) and a replication c >= 2 that
  *              divides M or N and fits opts->mem_bound -> 3D (c layers); the grid spans several
  *              nodes and the default groups are neither 1 x 1 nor M x N -> HSUMMA; else SUMMA.
- *   b:         the k-block of the operands used in place (the larger one), else max(mb, nb) of C;
- *              never more than k.
+ *   b:         the k-block of the operands used in place (the larger one), else max(mb, nb) of C,
+ *              widened to a multiple of itself of at least HMM_MIN_PANEL (dgemm needs a wide k
+ *              to run near its peak); never more than k.
  *   HSUMMA:    I = the divisor of M closest to sqrt M, J = likewise for N (G ~ sqrt P groups);
  *              opts->groups = G: I x J = G as square as the grid allows; outer block Mo = b.
  *   3D:        c = the divisor of M or N closest to P^(1/3) (the layers M/c x N or M x N/c, as
@@ -27,6 +28,9 @@
 #include <string.h>
 #include "dist/matmul_impl.h"
 #include "kernels/kernels.h"
+
+/* Smallest automatic panel width: below about 256, a rank-b dgemm update loses speed. */
+#define HMM_MIN_PANEL 256
 
 static int64_t max1(int64_t v) {
   return v > 1 ? v : 1;
@@ -279,6 +283,9 @@ static int plan_make(hgrid g, char ta, char tb, hmat A, hmat B, hmat C, int64_t 
       b = B->mb;
     else
       b = C->mb > C->nb ? C->mb : C->nb;
+    /* dgemm runs near its peak only from k-panels of a few hundred: widen the panel to a multiple
+     * of the block (panels may span blocks). Not wider: panels are copied into buffers. */
+    if (b < HMM_MIN_PANEL) b *= (HMM_MIN_PANEL + b - 1) / b;
   }
   int64_t Mo = o->outer_block ? o->outer_block : b;
   if (Mo % b) {
@@ -465,6 +472,11 @@ int hmatmul(char transa, char transb, double alpha, hmat A, hmat B, double beta,
     /* nothing to compute */
   } else if (k == 0 || alpha == 0.0) {
     mm_scale(&x); /* C := beta C; A and B are not read (as BLAS) */
+  } else if (g->M * g->N == 1) {
+    /* One process holds every operand whole, in global order: one dgemm, no panels. */
+    HLA_CALL(hkern_dgemm(ta, tb, m, n, k, alpha, A->data, A->lld, B->data, B->lld, beta, C->data,
+                         C->lld));
+    snprintf(p.why, sizeof p.why, "one process: a single local dgemm");
   } else if (p.alg == HLA_MM_3D && p.c > 1) {
     mm3d_args a3 = {.g = g,
                     .ta = ta,

@@ -102,14 +102,14 @@ int mm_3d(const mm3d_args *x) {
   memset(&w, 0, sizeof w);
 
   /* Environments: the fibre, and the layer's rows and columns. */
-  int code = hbsp_split(all, L.pr * L.NL + L.pc, L.l, &w.fibre), e;
+  int code = hbsp_split_named(all, L.pr * L.NL + L.pc, L.l, "fibre", &w.fibre), e;
   if (split) {
     w.lrow = g->row;
-    e = hbsp_split(g->col, L.l, g->myrow, &w.lcol);
+    e = hbsp_split_named(g->col, L.l, g->myrow, "layer", &w.lcol);
     w.own_col = e == HLA_OK;
   } else {
     w.lcol = g->col;
-    e = hbsp_split(g->row, L.l, g->mycol, &w.lrow);
+    e = hbsp_split_named(g->row, L.l, g->mycol, "layer", &w.lrow);
     w.own_row = e == HLA_OK;
   }
   if (code == HLA_OK) code = e;
