@@ -121,6 +121,10 @@ HLA_API int hbsp_send(hbsp_env env, int dst, const void *tag, const void *payloa
  *  Local query. */
 HLA_API int hbsp_qsize(hbsp_env env, size_t *nmessages, size_t *nbytes);
 
+/** The next message of the queue without taking it (BSPlib's bsp_get_tag): its payload size in
+ *  *bytes and its tag into tag (if not NULL). HLA_ERR_STATE if the queue is empty. Local. */
+HLA_API int hbsp_peek(hbsp_env env, size_t *bytes, void *tag);
+
 /** Take one message from the queue (no order guaranteed): its tag into tag (if not NULL), at most
  *  maxbytes of its payload into payload, its full payload size into *bytes. HLA_ERR_STATE if the
  *  queue is empty. The queue is dropped at the next hbsp_sync. Local. */

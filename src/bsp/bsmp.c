@@ -39,6 +39,16 @@ int hbsp_qsize(hbsp_env env, size_t *nmessages, size_t *nbytes) {
   return HLA_OK;
 }
 
+int hbsp_peek(hbsp_env env, size_t *bytes, void *tag) {
+  if (!env) return HLA_ERR_ARG;
+  if (env->inbox_next >= env->inbox.n / sizeof(hbsp_msg))
+    return HBSP_FAIL(env, HLA_ERR_STATE, "hbsp_peek: the message queue is empty");
+  const hbsp_msg *m = (const hbsp_msg *)env->inbox.p + env->inbox_next;
+  if (bytes) *bytes = m->bytes;
+  if (tag && m->tagbytes) memcpy(tag, m->tag, m->tagbytes);
+  return HLA_OK;
+}
+
 int hbsp_move(hbsp_env env, void *tag, void *payload, size_t maxbytes, size_t *bytes) {
   if (!env) return HLA_ERR_ARG;
   size_t n = env->inbox.n / sizeof(hbsp_msg);
