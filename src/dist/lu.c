@@ -43,6 +43,7 @@
  * one rank inside the loop (an MPI error, memory for a collective's workspace) is returned on that
  * rank only: the factorisation cannot be resumed, as in ScaLAPACK.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -230,11 +231,12 @@ int hlu_workspace(hlu_ctx *c, int64_t ld, int64_t ud, int64_t pd, int64_t id) {
 int hlu_teardown(hlu_ctx *c) {
   int rc = hlu_level_free(&c->rowlv), e = hlu_level_free(&c->collv);
   free(c->lbuf);
+  free(c->lbuf2);
   free(c->ubuf);
   free(c->pbuf);
   free(c->iwork);
   hla_buf_free(&c->msg);
-  c->lbuf = c->ubuf = c->pbuf = NULL;
+  c->lbuf = c->lbuf2 = c->ubuf = c->pbuf = NULL;
   c->iwork = NULL;
   return rc != HLA_OK ? rc : e;
 }
@@ -255,11 +257,30 @@ void hlu_report(const hlu_ctx *c, const hla_opts *opts, double seconds) {
 
 /* ---------------------------------------------------------------- the factorisation */
 
+/* Pack the L panel of columns [j0, j0 + jb) (my rows from il0, local column jl0) with its pivots
+ * and zero-pivot flag into lb: [jb pivots][flag][rows x jb]. */
+static void pack_l(const hlu_ctx *c, double *lb, const int64_t *ipiv, int64_t j0, int jb,
+                   int64_t pinfo, int64_t il0, int64_t jl0) {
+  int64_t *hdr = (int64_t *)lb;
+  memcpy(hdr, ipiv + j0, (size_t)jb * sizeof *hdr);
+  hdr[jb] = pinfo;
+  hkern_pack(c->mloc - il0, jb, c->a + il0 + jl0 * c->lld, c->lld, lb + jb + 1);
+}
+
 int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
   const int64_t n = c->n, lld = c->lld;
   const int nb = c->nb, M = c->M, N = c->N, me_r = c->myrow, me_c = c->mycol;
   int64_t *pairs = c->iwork; /* 4 nb entries */
   int64_t pinfo = -1;
+  /* Early L broadcast: with look-ahead on a flat process row and MPI's own broadcast, panel k+1
+   * leaves (MPI_Ibcast) as soon as it is factored, while its owners still update the rest of the
+   * trailing matrix; the other process columns pick it up in step k+1, so nobody waits for the
+   * owners' big update. Two L buffers alternate. */
+  const int early = c->lookahead && N > 1 && c->rowlv.local == NULL && c->lbuf2 != NULL &&
+                    (c->howp == NULL || c->howp->alg == HBSP_AUTO || c->howp->alg == HBSP_NATIVE) &&
+                    (int64_t)nb + 1 + c->mloc * nb <= INT_MAX;
+  MPI_Comm row_comm = hbsp_comm(c->rowlv.env);
+  MPI_Request lreq = MPI_REQUEST_NULL;
   for (int64_t j0 = 0, k = 0; j0 < n; j0 += nb, k++) {
     const int jb = (int)(n - j0 < nb ? n - j0 : nb);
     const int pc = (int)(k % N), pr = (int)(k % M);
@@ -271,15 +292,19 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
     if (me_c == pc && (!c->lookahead || k == 0)) HLA_CALL(hlu_panel(c, j0, jb, ipiv, &pinfo));
 
     /* b. L panel, pivots and the zero-pivot flag along my process row */
-    int64_t *hdr = (int64_t *)c->lbuf;
-    double *L = c->lbuf + jb + 1;
-    if (me_c == pc) {
-      memcpy(hdr, ipiv + j0, (size_t)jb * sizeof *hdr);
-      hdr[jb] = pinfo;
-      hkern_pack(nl, jb, c->a + il0 + jl0 * lld, lld, L);
+    double *lb = early && k % 2 ? c->lbuf2 : c->lbuf;
+    int64_t *hdr = (int64_t *)lb;
+    double *L = lb + jb + 1;
+    const int64_t lwords = jb + 1 + nl * jb;
+    if (me_c == pc && !(early && k > 0)) pack_l(c, lb, ipiv, j0, jb, pinfo, il0, jl0);
+    if (!early) {
+      HLA_CALL(hlu_bcast(&c->rowlv, lb, (size_t)lwords * sizeof(double), pc, c->howp));
+    } else {
+      /* The owner posted its broadcast in step k-1, right after factoring this panel. */
+      if (k == 0 || me_c != pc)
+        HBSP_MPI(c->all, MPI_Ibcast(lb, (int)lwords, MPI_DOUBLE, pc, row_comm, &lreq));
+      HBSP_MPI(c->all, MPI_Wait(&lreq, MPI_STATUS_IGNORE));
     }
-    HLA_CALL(
-        hlu_bcast(&c->rowlv, c->lbuf, (size_t)(jb + 1 + nl * jb) * sizeof(double), pc, c->howp));
     memcpy(ipiv + j0, hdr, (size_t)jb * sizeof *hdr);
     if (c->info < 0 && hdr[jb] >= 0) c->info = hdr[jb];
 
@@ -306,10 +331,25 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
     if (c->lookahead && nxt > 0) {
       pinfo = -1;
       HLA_CALL(hlu_panel(c, next0, (int)nxt, ipiv, &pinfo));
+      if (early) {
+        double *nb2 = (k + 1) % 2 ? c->lbuf2 : c->lbuf;
+        const int64_t nw = nxt + 1 + (c->mloc - il1) * nxt;
+        pack_l(c, nb2, ipiv, next0, (int)nxt, pinfo, il1, jl1);
+        HBSP_MPI(c->all, MPI_Ibcast(nb2, (int)nw, MPI_DOUBLE, next_pc, row_comm, &lreq));
+      }
     }
-    if (m2 > 0 && nu - nxt > 0)
-      HLA_CALL(hkern_dgemm('N', 'N', m2, nu - nxt, jb, -1.0, L21, ldl, c->ubuf + nxt * jb, jb, 1.0,
-                           A22 + nxt * lld, lld));
+    /* The rest in column slices (the same slices in every variant, so the bits agree), testing
+     * the early broadcast in between so that it moves while this rank computes. */
+    const int64_t rest = nu - nxt, slice = rest > 1024 ? (rest + 3) / 4 : rest;
+    for (int64_t s0 = 0; m2 > 0 && s0 < rest; s0 += slice) {
+      const int64_t w = rest - s0 < slice ? rest - s0 : slice;
+      HLA_CALL(hkern_dgemm('N', 'N', m2, w, jb, -1.0, L21, ldl, c->ubuf + (nxt + s0) * jb, jb, 1.0,
+                           A22 + (nxt + s0) * lld, lld));
+      if (lreq != MPI_REQUEST_NULL) {
+        int done;
+        MPI_Test(&lreq, &done, MPI_STATUS_IGNORE);
+      }
+    }
   }
   return HLA_OK;
 }
@@ -375,6 +415,8 @@ int hlu_factor(hmat A, int64_t *ipiv, const hla_opts *opts) {
   int nb = A->nb;
   code = hlu_workspace(&c, nb + 1 + A->mloc * nb, (int64_t)nb * A->nloc,
                        3 * (nb + 1) + (int64_t)nb * nb, 4 * (int64_t)nb);
+  if (code == HLA_OK && !(c.lbuf2 = hdist_alloc(nb + 1 + A->mloc * nb)))
+    code = HBSP_FAIL(all, HLA_ERR_NOMEM, "%s: cannot allocate the workspaces", fn);
   code = hbsp_agree(all, code);
   if (code == HLA_OK) code = hlu_factor_run(&c, ipiv);
   int e = hlu_teardown(&c);

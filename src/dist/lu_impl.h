@@ -49,6 +49,7 @@ typedef struct {
   char why[256];
   /* workspaces, allocated by hlu_workspace */
   double *lbuf;   /* received L (or U) column panel: header + rows x nb */
+  double *lbuf2;  /* the second L buffer of the early broadcast (factorisation only) */
   double *ubuf;   /* U row block (or solved right-hand-side block): nb x columns */
   double *pbuf;   /* panel: pivot row, row exchange, U12 of the recursion */
   int64_t *iwork; /* composed interchanges (factor), the permutation (solve) */
