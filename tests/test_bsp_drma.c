@@ -269,10 +269,12 @@ static void test_bsmp(void) {
   CU_ASSERT_EQUAL(nb, (size_t)P * (1 + 2 + 3) * sizeof(int64_t));
   int *seen = calloc((size_t)(K * P), sizeof *seen), bad = 0;
   for (size_t m = 0; m < nm; m++) {
-    int tag[2];
+    int tag[2], ptag[2] = {-1, -1};
     int64_t pl[3] = {-1, -1, -1};
-    size_t b;
+    size_t b, pb = 0;
+    CU_ASSERT_EQUAL(hbsp_peek(e, &pb, ptag), HLA_OK); /* the same message, left in the queue */
     hbsp_move(e, tag, pl, sizeof pl, &b);
+    bad += pb != b || ptag[0] != tag[0] || ptag[1] != tag[1];
     if (tag[0] < 0 || tag[0] >= P || tag[1] < 0 || tag[1] >= K) {
       bad++;
       continue;
@@ -286,6 +288,7 @@ static void test_bsmp(void) {
   for (int i = 0; i < K * P; i++) bad += seen[i] != 1;
   CU_ASSERT_EQUAL(bad, 0);
   CU_ASSERT_EQUAL(hbsp_move(e, NULL, NULL, 0, NULL), HLA_ERR_STATE); /* empty now */
+  CU_ASSERT_EQUAL(hbsp_peek(e, NULL, NULL), HLA_ERR_STATE);
   free(seen);
   /* Truncated move; unread messages dropped at the next sync; new tag size. */
   int tag[2] = {s, 0};
