@@ -163,8 +163,12 @@ static int gather_pipeline(const hbsp_coll_ctx *c, const char *send, char *recv,
   return HLA_OK;
 }
 
-int hbsp_coll_base_gather(const hbsp_coll_ctx *c, const void *send, void *recv, size_t bytes,
-                          int root) {
+/* Gather and scatter run the same trees (reversed): one dispatcher for both. */
+typedef int (*rooted_fn)(const hbsp_coll_ctx *, const char *, char *, size_t, int);
+
+static int run_rooted(const hbsp_coll_ctx *c, const char *kind, nat_kind nat, rooted_fn flat,
+                      rooted_fn tree, rooted_fn pipe, const char *send, char *recv, size_t bytes,
+                      int root) {
   if (bytes == 0) return HLA_OK;
   int rc = HLA_OK;
   hbsp_prof_begin(c->env);
@@ -174,24 +178,30 @@ int hbsp_coll_base_gather(const hbsp_coll_ctx *c, const void *send, void *recv, 
     switch (c->alg) {
     case HBSP_AUTO:
     case HBSP_NATIVE:
-      rc = native(c, NAT_GATHER, send, recv, bytes, root);
+      rc = native(c, nat, send, recv, bytes, root);
       break;
     case HBSP_FLAT:
-      rc = gather_flat(c, send, recv, bytes, root);
+      rc = flat(c, send, recv, bytes, root);
       break;
     case HBSP_BINOMIAL:
     case HBSP_SCATTER_ALLGATHER:
-      rc = gather_binomial(c, send, recv, bytes, root);
+      rc = tree(c, send, recv, bytes, root);
       break;
     case HBSP_PIPELINE:
-      rc = gather_pipeline(c, send, recv, bytes, root);
+      rc = pipe(c, send, recv, bytes, root);
       break;
     default:
-      rc = HBSP_FAIL(c->env, HLA_ERR_INTERNAL, "gather: unknown algorithm %d", (int)c->alg);
+      rc = HBSP_FAIL(c->env, HLA_ERR_INTERNAL, "%s: unknown algorithm %d", kind, (int)c->alg);
     }
   }
-  hbsp_prof_end(c->env, "gather");
+  hbsp_prof_end(c->env, kind);
   return rc;
+}
+
+int hbsp_coll_base_gather(const hbsp_coll_ctx *c, const void *send, void *recv, size_t bytes,
+                          int root) {
+  return run_rooted(c, "gather", NAT_GATHER, gather_flat, gather_binomial, gather_pipeline,
+                    (const char *)send, (char *)recv, bytes, root);
 }
 
 /* ---------------------------------------------------------------- scatter */
@@ -266,33 +276,8 @@ static int scatter_pipeline(const hbsp_coll_ctx *c, const char *send, char *recv
 
 int hbsp_coll_base_scatter(const hbsp_coll_ctx *c, const void *send, void *recv, size_t bytes,
                            int root) {
-  if (bytes == 0) return HLA_OK;
-  int rc = HLA_OK;
-  hbsp_prof_begin(c->env);
-  if (c->env->P == 1) {
-    copy(recv, send, bytes);
-  } else {
-    switch (c->alg) {
-    case HBSP_AUTO:
-    case HBSP_NATIVE:
-      rc = native(c, NAT_SCATTER, send, recv, bytes, root);
-      break;
-    case HBSP_FLAT:
-      rc = scatter_flat(c, send, recv, bytes, root);
-      break;
-    case HBSP_BINOMIAL:
-    case HBSP_SCATTER_ALLGATHER:
-      rc = scatter_binomial(c, send, recv, bytes, root);
-      break;
-    case HBSP_PIPELINE:
-      rc = scatter_pipeline(c, send, recv, bytes, root);
-      break;
-    default:
-      rc = HBSP_FAIL(c->env, HLA_ERR_INTERNAL, "scatter: unknown algorithm %d", (int)c->alg);
-    }
-  }
-  hbsp_prof_end(c->env, "scatter");
-  return rc;
+  return run_rooted(c, "scatter", NAT_SCATTER, scatter_flat, scatter_binomial, scatter_pipeline,
+                    (const char *)send, (char *)recv, bytes, root);
 }
 
 /* ---------------------------------------------------------------- allgather */

@@ -210,6 +210,15 @@ static int wait_all(hbsp_env env) {
   return HLA_OK;
 }
 
+/* The record at *pos of a stream; *pos moves past it and the data that follows it inline. */
+static const hbsp_rec *next_rec(const char *st, size_t *pos) {
+  const hbsp_rec *rec = (const hbsp_rec *)(st + *pos);
+  *pos += sizeof *rec;
+  if (rec->kind == HBSP_REC_PUT) *pos += hbsp_pad8(rec->bytes);
+  if (rec->kind == HBSP_REC_SEND) *pos += hbsp_pad8(rec->offset + rec->bytes);
+  return rec;
+}
+
 /* Area [offset, offset+bytes) of slot, or NULL if outside this rank's registration. */
 static char *reg_area(hbsp_env env, int32_t slot, uint64_t offset, uint64_t bytes) {
   if (slot < 0 || slot >= env->nreg || !env->reg[slot].live) return NULL;
@@ -222,10 +231,7 @@ static char *reg_area(hbsp_env env, int32_t slot, uint64_t offset, uint64_t byte
 static int serve_gets(hbsp_env env, const char *st, size_t n, char *out, size_t want) {
   size_t done = 0;
   for (size_t pos = 0; pos < n;) {
-    const hbsp_rec *rec = (const hbsp_rec *)(st + pos);
-    pos += sizeof *rec;
-    if (rec->kind == HBSP_REC_PUT) pos += hbsp_pad8(rec->bytes);
-    if (rec->kind == HBSP_REC_SEND) pos += hbsp_pad8(rec->offset + rec->bytes);
+    const hbsp_rec *rec = next_rec(st, &pos);
     if (rec->kind != HBSP_REC_GET) continue;
     if (rec->bytes > want - done)
       return HBSP_FAIL(env, HLA_ERR_INTERNAL, "sync: get requests exceed their announced size");
@@ -247,10 +253,7 @@ static int post_large(hbsp_env env, int s, const char *st, size_t n, size_t tota
                       size_t *junk_at) {
   env->rpieces.n = 0;
   for (size_t pos = 0; pos < n;) {
-    const hbsp_rec *rec = (const hbsp_rec *)(st + pos);
-    pos += sizeof *rec;
-    if (rec->kind == HBSP_REC_PUT) pos += hbsp_pad8(rec->bytes);
-    if (rec->kind == HBSP_REC_SEND) pos += hbsp_pad8(rec->offset + rec->bytes);
+    const hbsp_rec *rec = next_rec(st, &pos);
     if (rec->kind != HBSP_REC_HPPUT) continue;
     char *area = reg_area(env, rec->slot, rec->offset, rec->bytes);
     if (!area) {
@@ -269,10 +272,7 @@ static int post_large(hbsp_env env, int s, const char *st, size_t n, size_t tota
 static size_t junk_bytes(hbsp_env env, const char *st, size_t n) {
   size_t junk = 0;
   for (size_t pos = 0; pos < n;) {
-    const hbsp_rec *rec = (const hbsp_rec *)(st + pos);
-    pos += sizeof *rec;
-    if (rec->kind == HBSP_REC_PUT) pos += hbsp_pad8(rec->bytes);
-    if (rec->kind == HBSP_REC_SEND) pos += hbsp_pad8(rec->offset + rec->bytes);
+    const hbsp_rec *rec = next_rec(st, &pos);
     if (rec->kind == HBSP_REC_HPPUT && !reg_area(env, rec->slot, rec->offset, rec->bytes))
       junk += rec->bytes;
   }
@@ -282,18 +282,15 @@ static size_t junk_bytes(hbsp_env env, const char *st, size_t n) {
 /* Step 3c: land the small puts of a stream and queue its messages in the inbox. */
 static int deliver(hbsp_env env, const char *st, size_t n) {
   for (size_t pos = 0; pos < n;) {
-    const hbsp_rec *rec = (const hbsp_rec *)(st + pos);
-    const char *data = st + pos + sizeof *rec;
-    pos += sizeof *rec;
+    const hbsp_rec *rec = next_rec(st, &pos);
+    const char *data = (const char *)(rec + 1);
     if (rec->kind == HBSP_REC_PUT) {
-      pos += hbsp_pad8(rec->bytes);
       char *area = reg_area(env, rec->slot, rec->offset, rec->bytes);
       if (area)
         memcpy(area, data, rec->bytes);
       else
         env->deferred_error = HLA_ERR_ARG;
     } else if (rec->kind == HBSP_REC_SEND) {
-      pos += hbsp_pad8(rec->offset + rec->bytes);
       hbsp_msg m = {data, data + rec->offset, rec->offset, rec->bytes};
       if (!hla_buf_append(&env->inbox, &m, sizeof m))
         return HBSP_FAIL(env, HLA_ERR_NOMEM, "sync: out of memory for the message queue");
