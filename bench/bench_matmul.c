@@ -633,14 +633,25 @@ static int split_rows(int c, int M, int N) {
  *          start-ups on the long (outer) level when Mo > b.
  *   3D     layer rows (NL-1) m k, layer columns (ML-1) k n; fibre reduce (c-1) m n words and
  *          (c-1) P messages; the remap moves at most m k + k n words in one sync of the grid. */
+/* Broadcasts per process row (or column) for panels of width b over k-blocks of kb: a panel
+ * goes out piece by piece, one piece per block it spans (summa.c, mm_pieces). */
+static double pieces(double k, double b, double kb) {
+  double s = 0;
+  for (double lo = 0; lo < k; lo += b) {
+    double hi = lo + b < k ? lo + b : k;
+    s += floor((hi - 1) / kb) - floor(lo / kb) + 1;
+  }
+  return s;
+}
+
 static void model_print(int alg, const hla_report *rep, int64_t m, int M, int N, int P) {
-  double n = (double)m, k = n, b = rep->inner_block, S = ceil(k / b);
+  double n = (double)m, k = n, b = rep->inner_block, S = pieces(k, b, rep->nb);
   if (alg == HLA_MM_SUMMA) {
     printf("    model row bcast %12.0f bytes %8.0f msgs | col bcast %12.0f bytes %8.0f msgs\n",
            8 * (N - 1) * n * k, S * M * (N - 1), 8 * (M - 1) * k * n, S * N * (M - 1));
   } else if (alg == HLA_MM_HSUMMA) {
     int gi = rep->groups_row, gj = rep->groups_col;
-    double So = ceil(k / rep->outer_block);
+    double So = pieces(k, rep->outer_block, rep->nb);
     printf(
         "    model row bcast %12.0f bytes %8.0f msgs (inner %.0f + outer %.0f) | col bcast %12.0f"
         " bytes %8.0f msgs (inner %.0f + outer %.0f)\n",
@@ -650,7 +661,7 @@ static void model_print(int alg, const hla_report *rep, int64_t m, int M, int N,
   } else {
     int c = rep->replication, sr = split_rows(c, M, N);
     int ML = sr ? M / c : M, NL = sr ? N : N / c;
-    double Sl = ceil(ceil(k / b) / c); /* panels per layer */
+    double Sl = ceil(ceil(k / b) / c); /* panels per layer: 3D remaps to k-blocks of b */
     printf("    model layer row bcast %12.0f bytes %8.0f msgs | layer col bcast %12.0f bytes %8.0f"
            " msgs | fibre reduce %12.0f bytes %6.0f msgs | remap <= %.0f bytes\n",
            8 * (NL - 1) * n * k, Sl * c * ML * (NL - 1), 8 * (ML - 1) * k * n,
