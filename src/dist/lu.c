@@ -257,6 +257,11 @@ void hlu_report(const hlu_ctx *c, const hla_opts *opts, double seconds) {
 
 /* ---------------------------------------------------------------- the factorisation */
 
+/* The trailing update goes in four column slices once it is wider than 4 HLU_SLICE columns: often
+ * enough to move the early broadcast along, seldom enough that dgemm (which packs L21 again for
+ * every call) keeps its speed. */
+#define HLU_SLICE 256
+
 /* Pack the L panel of columns [j0, j0 + jb) (my rows from il0, local column jl0) with its pivots
  * and zero-pivot flag into lb: [jb pivots][flag][rows x jb]. */
 static void pack_l(const hlu_ctx *c, double *lb, const int64_t *ipiv, int64_t j0, int jb,
@@ -267,20 +272,52 @@ static void pack_l(const hlu_ctx *c, double *lb, const int64_t *ipiv, int64_t j0
   hkern_pack(c->mloc - il0, jb, c->a + il0 + jl0 * c->lld, c->lld, lb + jb + 1);
 }
 
+/* The early broadcast of an L panel along a process row. Up to HLU_FLAT_MAX process columns the
+ * root sends to each with MPI_Isend and the others MPI_Irecv: a large message then moves in one
+ * piece (shared memory: the receiver copies it itself), so it needs little help from the busy
+ * sender; MPI_Ibcast beyond that. */
+#define HLU_FLAT_MAX 8
+#define HLU_TAG_L    (HBSP_TAG_RESERVED + 100)
+
+typedef struct {
+  MPI_Request r[HLU_FLAT_MAX];
+  int n;
+} hlu_early;
+
+static int early_post(hbsp_env all, hbsp_env row, hlu_early *q, double *buf, int count, int root) {
+  MPI_Comm comm = hbsp_comm(row);
+  int N = hbsp_size(row), me = hbsp_rank(row);
+  q->n = 0;
+  if (N > HLU_FLAT_MAX) {
+    HBSP_MPI(all, MPI_Ibcast(buf, count, MPI_DOUBLE, root, comm, &q->r[q->n++]));
+  } else if (me != root) {
+    HBSP_MPI(all, MPI_Irecv(buf, count, MPI_DOUBLE, root, HLU_TAG_L, comm, &q->r[q->n++]));
+  } else {
+    for (int t = 1; t < N; t++) /* staggered, so that no receiver is everyone's first */
+      HBSP_MPI(all,
+               MPI_Isend(buf, count, MPI_DOUBLE, (me + t) % N, HLU_TAG_L, comm, &q->r[q->n++]));
+  }
+  return HLA_OK;
+}
+
+static void early_test(hlu_early *q) {
+  int done;
+  if (q->n > 0) MPI_Testall(q->n, q->r, &done, MPI_STATUSES_IGNORE);
+}
+
 int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
   const int64_t n = c->n, lld = c->lld;
   const int nb = c->nb, M = c->M, N = c->N, me_r = c->myrow, me_c = c->mycol;
   int64_t *pairs = c->iwork; /* 4 nb entries */
   int64_t pinfo = -1;
   /* Early L broadcast: with look-ahead on a flat process row and MPI's own broadcast, panel k+1
-   * leaves (MPI_Ibcast) as soon as it is factored, while its owners still update the rest of the
+   * leaves (early_post) as soon as it is factored, while its owners still update the rest of the
    * trailing matrix; the other process columns pick it up in step k+1, so nobody waits for the
    * owners' big update. Two L buffers alternate. */
   const int early = c->lookahead && N > 1 && c->rowlv.local == NULL && c->lbuf2 != NULL &&
                     (c->howp == NULL || c->howp->alg == HBSP_AUTO || c->howp->alg == HBSP_NATIVE) &&
                     (int64_t)nb + 1 + c->mloc * nb <= INT_MAX;
-  MPI_Comm row_comm = hbsp_comm(c->rowlv.env);
-  MPI_Request lreq = MPI_REQUEST_NULL;
+  hlu_early lq = {.n = 0};
   for (int64_t j0 = 0, k = 0; j0 < n; j0 += nb, k++) {
     const int jb = (int)(n - j0 < nb ? n - j0 : nb);
     const int pc = (int)(k % N), pr = (int)(k % M);
@@ -300,10 +337,10 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
     if (!early) {
       HLA_CALL(hlu_bcast(&c->rowlv, lb, (size_t)lwords * sizeof(double), pc, c->howp));
     } else {
-      /* The owner posted its broadcast in step k-1, right after factoring this panel. */
-      if (k == 0 || me_c != pc)
-        HBSP_MPI(c->all, MPI_Ibcast(lb, (int)lwords, MPI_DOUBLE, pc, row_comm, &lreq));
-      HBSP_MPI(c->all, MPI_Wait(&lreq, MPI_STATUS_IGNORE));
+      /* Posted in step k-1 (see e.), except for the first panel. */
+      if (k == 0) HLA_CALL(early_post(c->all, c->rowlv.env, &lq, lb, (int)lwords, pc));
+      if (lq.n > 0) HBSP_MPI(c->all, MPI_Waitall(lq.n, lq.r, MPI_STATUSES_IGNORE));
+      lq.n = 0;
     }
     memcpy(ipiv + j0, hdr, (size_t)jb * sizeof *hdr);
     if (c->info < 0 && hdr[jb] >= 0) c->info = hdr[jb];
@@ -331,24 +368,25 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
     if (c->lookahead && nxt > 0) {
       pinfo = -1;
       HLA_CALL(hlu_panel(c, next0, (int)nxt, ipiv, &pinfo));
-      if (early) {
-        double *nb2 = (k + 1) % 2 ? c->lbuf2 : c->lbuf;
-        const int64_t nw = nxt + 1 + (c->mloc - il1) * nxt;
-        pack_l(c, nb2, ipiv, next0, (int)nxt, pinfo, il1, jl1);
-        HBSP_MPI(c->all, MPI_Ibcast(nb2, (int)nw, MPI_DOUBLE, next_pc, row_comm, &lreq));
-      }
+    }
+    if (early && next0 < n) {
+      /* Panel k+1 leaves now: its owners send it as soon as it is factored, the other process
+       * columns post their receive before their update, and both sides move it along between
+       * the slices below. */
+      const int jbn = (int)(n - next0 < nb ? n - next0 : nb);
+      double *nb2 = (k + 1) % 2 ? c->lbuf2 : c->lbuf;
+      if (me_c == next_pc) pack_l(c, nb2, ipiv, next0, jbn, pinfo, il1, jl1);
+      HLA_CALL(early_post(c->all, c->rowlv.env, &lq, nb2, (int)(jbn + 1 + (c->mloc - il1) * jbn),
+                          next_pc));
     }
     /* The rest in column slices (the same slices in every variant, so the bits agree), testing
      * the early broadcast in between so that it moves while this rank computes. */
-    const int64_t rest = nu - nxt, slice = rest > 1024 ? (rest + 3) / 4 : rest;
+    const int64_t rest = nu - nxt, slice = rest > 4 * HLU_SLICE ? (rest + 3) / 4 : rest;
     for (int64_t s0 = 0; m2 > 0 && s0 < rest; s0 += slice) {
       const int64_t w = rest - s0 < slice ? rest - s0 : slice;
       HLA_CALL(hkern_dgemm('N', 'N', m2, w, jb, -1.0, L21, ldl, c->ubuf + (nxt + s0) * jb, jb, 1.0,
                            A22 + (nxt + s0) * lld, lld));
-      if (lreq != MPI_REQUEST_NULL) {
-        int done;
-        MPI_Test(&lreq, &done, MPI_STATUS_IGNORE);
-      }
+      early_test(&lq);
     }
   }
   return HLA_OK;
