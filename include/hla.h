@@ -6,5 +6,6 @@
 #include "hla/bsp.h"
 #include "hla/dist.h"
 #include "hla/ops.h"
+#include "hla/plan.h"
 
 #endif

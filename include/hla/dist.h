@@ -48,9 +48,11 @@ typedef enum {
 } hgrid_level;
 
 /** Make an M x N process grid over env, with its row, column, node and cross-node environments.
- *  M = N = 0 chooses the shape: for now the most square factorisation M x N = P with M <= N
- *  (P = 8 gives 2 x 4; a prime P gives 1 x P); a planner that looks at the machine model will
- *  choose later. Also applies the thread policy to this process (src/kernels): BLAS and OpenMP
+ *  M = N = 0 chooses the shape: with a machine model (include/hla/plan.h: the machine file, or a
+ *  probe of a few seconds, as HLA_PLAN says) the planner's best grid for an LU of order HLA_PLAN_N
+ *  (default 4096 sqrt(P)), kept on the grid for later automatic calls; without one (HLA_PLAN=off,
+ *  HLA_MACHINE_FILE=none) the most square factorisation M x N = P with M <= N (P = 8 gives 2 x 4;
+ *  a prime P gives 1 x P). Also applies the thread policy to this process (src/kernels): BLAS and OpenMP
  *  threads = cores of the node / ranks of env on the node, or HLA_NUM_THREADS if set.
  *  @param env (global) environment whose ranks form the grid; it stays the caller's.
  *  @param M, N (global) grid shape; M N must equal hbsp_size(env), or both 0.
@@ -109,8 +111,9 @@ typedef struct hmat_s *hmat;
 #define HMAT_DEFAULT_BLOCK 64
 
 /** Make an m x n matrix in mb x nb blocks over g, zero-filled. mb = nb = 0 picks square blocks
- *  b x b with b = min(HMAT_DEFAULT_BLOCK, max(1, m, n)) (a planner will choose later); one of them
- *  0 takes the other's value.
+ *  b x b: with a machine model on g (hplan_grid_machine) the planner's best LU block for order
+ *  max(m, n) on this grid, else b = min(HMAT_DEFAULT_BLOCK, max(1, m, n)); one of them 0 takes the
+ *  other's value.
  *  @param g (global) the grid.  @param m, n, mb, nb (global) sizes, m, n >= 0, mb, nb >= 0.
  *  @param A (local, out) the matrix, NULL on error.
  *  @return HLA_ERR_ARG for negative sizes, arguments differing between ranks or a NULL A;

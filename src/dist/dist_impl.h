@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include "hla/dist.h"
+#include "hla/plan.h"
 #include "bsp/bsp_impl.h"
 
 struct hgrid_s {
@@ -14,6 +15,8 @@ struct hgrid_s {
   int nnodes, node_size, node_rank;
   int threads; /* BLAS/OpenMP threads per rank set by the policy */
   int nmat;    /* live matrices on this grid (hgrid_free refuses while > 0) */
+  hplan_machine *machine; /* the planner's machine model (src/dist/plan*.c), owned; or NULL */
+  int plan_state;         /* 0: not looked for yet, 1: machine set, -1: none (rules apply) */
 };
 
 struct hmat_s {

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dist/dist_impl.h"
+#include "dist/plan_impl.h"
 #include "kernels/kernels.h"
 
 int hdist_check_same(hbsp_env env, const int64_t *v, int k, int *same) {
@@ -46,6 +47,7 @@ static int grid_destroy(hgrid g) {
     e = hbsp_free(envs[i]);
     if (code == HLA_OK) code = e;
   }
+  free(g->machine);
   free(g);
   return code;
 }
@@ -84,13 +86,16 @@ int hgrid_create(hbsp_env env, int M, int N, hgrid *gout) {
   int P = hbsp_size(env), rank = hbsp_rank(env), code = HLA_OK;
   int64_t shape[2] = {M, N};
   int same;
+  hplan_machine *mach = NULL;
   HLA_CALL(hdist_check_same(env, shape, 2, &same));
   if (!same)
     code = HBSP_FAIL(env, HLA_ERR_ARG, "hgrid_create: M and N differ between ranks");
   else if (M < 0 || N < 0)
     code = HBSP_FAIL(env, HLA_ERR_ARG, "hgrid_create: negative shape %d x %d", M, N);
-  else if (M == 0 && N == 0)
-    auto_shape(P, &M, &N);
+  else if (M == 0 && N == 0) { /* the planner's shape when there is a machine model */
+    code = hplan_env_shape(env, &M, &N, &mach);
+    if (code == HLA_OK && M == 0) auto_shape(P, &M, &N);
+  }
   else if ((int64_t)M * N != P)
     code = HBSP_FAIL(env, HLA_ERR_ARG, "hgrid_create: %d x %d grid over %d ranks", M, N, P);
   if (code == HLA_OK && gout == NULL) code = HBSP_FAIL(env, HLA_ERR_ARG, "hgrid_create: g is NULL");
@@ -100,8 +105,10 @@ int hgrid_create(hbsp_env env, int M, int N, hgrid *gout) {
   code = hbsp_agree(env, code);
   if (code != HLA_OK) {
     free(g);
+    free(mach);
     HLA_CALL(code);
   }
+  g->machine = mach, g->plan_state = mach ? 1 : 0;
   g->parent = env;
   g->M = M, g->N = N;
   g->myrow = rank / N, g->mycol = rank % N; /* row-major */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dist/dist_impl.h"
+#include "dist/plan_impl.h"
 #include "kernels/kernels.h"
 
 /* ---------------------------------------------------------------- index maps (ScaLAPACK's) */
@@ -45,7 +46,12 @@ int hmat_create(hgrid g, int64_t m, int64_t n, int mb, int nb, hmat *Aout) {
                   (long long)m, (long long)n, mb, nb);
   else if (Aout == NULL)
     code = HBSP_FAIL(g->all, HLA_ERR_ARG, "hmat_create: A is NULL");
-  if (code == HLA_OK && mb == 0 && nb == 0) {
+  int planned = 0, pc = HLA_OK; /* the planner's block, when there is a model (global test) */
+  if (same && m >= 0 && n >= 0 && mb == 0 && nb == 0) pc = hplan_grid_block(g, m, n, &planned);
+  if (code == HLA_OK) code = pc;
+  if (code == HLA_OK && mb == 0 && nb == 0 && planned > 0) {
+    mb = nb = planned;
+  } else if (code == HLA_OK && mb == 0 && nb == 0) {
     int64_t big = m > n ? m : n;
     mb = nb = (int)(big < 1 ? 1 : big < HMAT_DEFAULT_BLOCK ? big : HMAT_DEFAULT_BLOCK);
   } else if (mb == 0) {

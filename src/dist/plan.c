@@ -1,0 +1,533 @@
+/* hla — the planner: enumerate the plans of a multiply or an LU, predict each with the cost model
+ * (plan_model.c), rank them; and the hooks of the automatic paths (hgrid_create, hmat_create,
+ * hmatmul, hlu_factor).
+ *
+ * Multiply: for every placement (ranks per node x threads per rank, when the target leaves it
+ * free), every grid M x N = P (or the fixed one), every layout block in {64, 128, 256} (or the
+ * fixed one), panel widths b0 and 2 b0 (b0: hmatmul's rule, the block widened to >= 256), it
+ * predicts SUMMA; HSUMMA for every I | M, J | N other than 1 x 1 and M x N, with outer blocks
+ * b, 2b and 4b; 3D/2.5D for every c > 1 dividing M or N whose memory (mm3d_bytes) fits the bound
+ * (opts->mem_bound, or 40 % of the node's memory share of a rank).
+ * LU: every grid, block sizes 32 ... 384 (at most n), flat, and hierarchical when the grid's rows
+ * or columns span nodes, each with look-ahead on and off.
+ * All of it is pure arithmetic on the machine model: the same on every rank.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dist/matmul_impl.h"
+#include "dist/plan_impl.h"
+
+/* hmatmul's smallest automatic panel width (matmul.c). */
+#define PLAN_MIN_PANEL 256
+
+/* ---------------------------------------------------------------- ranking */
+
+static void keep(hplan_ranking *r, const hplan_cand *c) {
+  r->nconsidered++;
+  int n = r->ncand, at = n;
+  while (at > 0 && r->cand[at - 1].seconds > c->seconds) at--;
+  if (at >= HPLAN_MAX_CAND) return;
+  if (n == HPLAN_MAX_CAND) n--; /* the last falls off */
+  memmove(&r->cand[at + 1], &r->cand[at], (size_t)(n - at) * sizeof *c);
+  r->cand[at] = *c;
+  r->ncand = n + 1;
+}
+
+static int alg_ok(const hplan_target *t, int alg) {
+  return t->algs == 0 || (t->algs & (1 << alg));
+}
+
+/* Placements to try: (P, nodes, rpn, threads). Returns their number (at most 16). */
+static int placements(const hplan_machine *m, const hplan_target *t, int pl[16][4]) {
+  int cores = m->cores_per_node > 0 ? m->cores_per_node : 1, n = 0;
+  if (t->P == 0 && t->ranks_per_node == 0 && t->nodes > 0) {
+    for (int r = 1; r <= cores && n < 16; r++)
+      if (cores % r == 0) {
+        pl[n][0] = t->nodes * r, pl[n][1] = t->nodes, pl[n][2] = r;
+        pl[n][3] = t->threads > 0 ? t->threads : cores / r;
+        n++;
+      }
+    return n;
+  }
+  int P = t->P > 0 ? t->P
+                   : (t->nodes > 0 && t->ranks_per_node > 0 ? t->nodes * t->ranks_per_node : m->P);
+  pl[0][0] = P, pl[0][1] = t->nodes, pl[0][2] = t->ranks_per_node, pl[0][3] = t->threads;
+  return 1;
+}
+
+static void cand_base(hplan_cand *c, const hp_ctx *x, int op) {
+  memset(c, 0, sizeof *c);
+  c->op = op;
+  c->P = x->P, c->nodes = x->nodes, c->ranks_per_node = x->rpn, c->threads = x->threads;
+}
+
+/* ---------------------------------------------------------------- multiply */
+
+static int64_t imax(int64_t a, int64_t b) {
+  return a > b ? a : b;
+}
+
+/* hmatmul's default panel width for these blocks (see matmul.c plan_make). */
+static int default_b(int a_here, int b_here, int kba, int kbb, int mb, int nb) {
+  int b;
+  if (a_here && b_here)
+    b = kba > kbb ? kba : kbb;
+  else if (a_here)
+    b = kba;
+  else if (b_here)
+    b = kbb;
+  else
+    b = mb > nb ? mb : nb;
+  if (b < 1) b = 1;
+  if (b < PLAN_MIN_PANEL) b *= (PLAN_MIN_PANEL + b - 1) / b;
+  return b;
+}
+
+static double mem_bound_of(const hp_ctx *x, double given) {
+  if (given > 0) return given;
+  const hplan_machine *m = x->m;
+  if (m->mem_per_node > 0) return 0.4 * m->mem_per_node / (x->rpn > 0 ? x->rpn : 1);
+  return 0; /* unknown: no bound */
+}
+
+static void mm_eval(const hp_ctx *x, hp_mm *c, hplan_cand *out) {
+  cand_base(out, x, HPLAN_OP_MATMUL);
+  out->M = c->M, out->N = c->N, out->mb = c->mb, out->nb = c->nb;
+  out->alg = c->alg, out->b = c->b, out->Mo = (int)c->Mo;
+  out->gi = c->alg == HLA_MM_HSUMMA ? c->gi : 1, out->gj = c->alg == HLA_MM_HSUMMA ? c->gj : 1;
+  out->c = c->alg == HLA_MM_3D ? c->c : 1;
+  out->bcast_alg = c->bcast_alg;
+  out->seconds = hp_mm_time(x, c, &out->compute, &out->comm, &out->exposed);
+  int64_t mloc = hmat_numroc(c->m, c->mb, 0, c->M), nloc = hmat_numroc(c->n, c->nb, 0, c->N);
+  if (c->alg == HLA_MM_3D)
+    out->bytes = mm3d_bytes(c->m, c->n, c->k, c->M, c->N, c->mb, c->nb, c->b, c->c, c->split_rows);
+  else
+    out->bytes = 16.0 * (double)(mloc + nloc) * (double)(c->alg == HLA_MM_HSUMMA ? c->Mo : c->b);
+  if (c->M * c->N == 1)
+    snprintf(out->why, sizeof out->why, "one rank: a local dgemm (%d threads)", x->threads);
+  else if (c->alg == HLA_MM_SUMMA)
+    snprintf(out->why, sizeof out->why, "SUMMA %dx%d blocks %d b=%d", c->M, c->N, c->mb, c->b);
+  else if (c->alg == HLA_MM_HSUMMA)
+    snprintf(out->why, sizeof out->why, "HSUMMA %dx%d groups %dx%d Mo=%lld b=%d blocks %d", c->M,
+             c->N, c->gi, c->gj, (long long)c->Mo, c->b, c->mb);
+  else
+    snprintf(out->why, sizeof out->why, "3D %dx%d c=%d (%s) b=%d blocks %d", c->M, c->N, c->c,
+             c->split_rows ? "rows" : "cols", c->b, c->mb);
+}
+
+/* Every algorithm on one grid and layout (template c: sizes, grid, blocks, here-flags). */
+static void mm_grid(const hp_ctx *x, const hplan_target *t, hp_mm c, double bound,
+                    hplan_ranking *r) {
+  int b0 = default_b(c.a_here, c.b_here, c.kba, c.kbb, c.mb, c.nb);
+  int64_t kk = imax(c.k, 1);
+  int bs[2] = {b0, 2 * b0}, nbs = 2;
+  if (b0 >= kk)
+    bs[0] = (int)kk, nbs = 1;
+  else if (2 * b0 > kk)
+    nbs = 1;
+  c.bcast_alg = HBSP_AUTO;
+  hplan_cand out;
+  if (c.M * c.N == 1) {
+    c.alg = HLA_MM_SUMMA, c.b = bs[0], c.Mo = bs[0];
+    if (alg_ok(t, HLA_MM_SUMMA) || t->algs == 0) mm_eval(x, &c, &out), keep(r, &out);
+    return;
+  }
+  for (int ib = 0; ib < nbs; ib++) {
+    c.b = bs[ib], c.Mo = c.b, c.gi = c.gj = 1, c.c = 1;
+    if (alg_ok(t, HLA_MM_SUMMA)) {
+      c.alg = HLA_MM_SUMMA;
+      mm_eval(x, &c, &out);
+      keep(r, &out);
+    }
+    if (alg_ok(t, HLA_MM_HSUMMA))
+      for (int gi = 1; gi <= c.M; gi++)
+        for (int gj = 1; gj <= c.N; gj++) {
+          if (c.M % gi || c.N % gj || (gi == 1 && gj == 1) || (gi == c.M && gj == c.N)) continue;
+          for (int f = 1; f <= 4; f *= 2) {
+            if (f > 1 && (int64_t)c.b * f > kk) break;
+            c.alg = HLA_MM_HSUMMA, c.gi = gi, c.gj = gj, c.Mo = (int64_t)c.b * f;
+            mm_eval(x, &c, &out);
+            keep(r, &out);
+          }
+        }
+    c.gi = c.gj = 1, c.Mo = c.b;
+    if (alg_ok(t, HLA_MM_3D) && ib == 0)
+      for (int cc = 2; cc <= (c.M > c.N ? c.M : c.N); cc++) {
+        int split = hp_layer_split(cc, c.M, c.N);
+        if (split < 0) continue;
+        double bytes = mm3d_bytes(c.m, c.n, c.k, c.M, c.N, c.mb, c.nb, c.b, cc, split);
+        if (bound > 0 && bytes > bound) continue;
+        c.alg = HLA_MM_3D, c.c = cc, c.split_rows = split;
+        mm_eval(x, &c, &out);
+        keep(r, &out);
+      }
+    c.c = 1;
+  }
+}
+
+int hplan_matmul_rank(const hplan_machine *mach, int64_t m, int64_t n, int64_t k,
+                      const hplan_target *tin, hplan_ranking *r) {
+  if (mach == NULL || r == NULL || m < 0 || n < 0 || k < 0) return HLA_ERR_ARG;
+  hplan_target t0;
+  memset(&t0, 0, sizeof t0);
+  const hplan_target *t = tin ? tin : &t0;
+  if ((t->M > 0) != (t->N > 0) || t->mb < 0 || t->nb < 0) return HLA_ERR_ARG;
+  memset(r, 0, sizeof *r);
+  int pl[16][4], npl = placements(mach, t, pl);
+  for (int ip = 0; ip < npl; ip++) {
+    hp_ctx x;
+    hp_ctx_make(&x, mach, pl[ip][0], pl[ip][1], pl[ip][2], pl[ip][3]);
+    int P = x.P;
+    double bound = mem_bound_of(&x, t->mem_bound);
+    for (int M = 1; M <= P; M++) {
+      if (P % M) continue;
+      int N = P / M;
+      if (t->M > 0 && (t->M != M || t->N != N)) continue;
+      int blocks[3] = {64, 128, 256}, nblk = 3;
+      if (t->mb > 0 || t->nb > 0) blocks[0] = t->mb > 0 ? t->mb : t->nb, nblk = 1;
+      if (M * N == 1) nblk = 1;
+      for (int ib = 0; ib < nblk; ib++) {
+        int blk = blocks[ib];
+        int64_t big = imax(imax(m, n), 1);
+        if (blk > big && ib > 0) break;
+        if (blk > big) blk = (int)big;
+        hp_mm c;
+        memset(&c, 0, sizeof c);
+        c.m = m, c.n = n, c.k = k, c.M = M, c.N = N;
+        c.mb = t->mb > 0 ? t->mb : blk, c.nb = t->nb > 0 ? t->nb : blk;
+        if (t->a_block_m > 0) { /* fixed operands */
+          int ta = t->transa == 'T' || t->transa == 't', tb = t->transb == 'T' || t->transb == 't';
+          c.a_here = !ta && t->a_block_m == c.mb;
+          c.b_here = !tb && t->b_block_n == c.nb;
+          c.kba = t->a_block_n, c.kbb = t->b_block_m;
+        } else {
+          c.a_here = c.b_here = 1, c.kba = c.nb, c.kbb = c.mb;
+        }
+        mm_grid(&x, t, c, bound, r);
+      }
+    }
+  }
+  return r->ncand > 0 ? HLA_OK : HLA_ERR_DIM;
+}
+
+/* ---------------------------------------------------------------- LU */
+
+static void lu_eval(const hp_ctx *x, const hp_lu *c, hplan_cand *out) {
+  cand_base(out, x, HPLAN_OP_LU);
+  out->M = c->M, out->N = c->N, out->mb = out->nb = c->nb;
+  out->alg = c->alg, out->lookahead = c->lookahead > 0 ? 1 : -1;
+  out->bcast_alg = c->bcast_alg;
+  out->seconds = hp_lu_time(x, c, &out->compute, &out->comm, &out->exposed);
+  out->bytes = 8.0 * 3 *
+               (double)(hmat_numroc(c->n, c->nb, 0, c->M) + hmat_numroc(c->n, c->nb, 0, c->N)) *
+               c->nb;
+  snprintf(out->why, sizeof out->why, "LU %s %dx%d nb=%d look-ahead %s%s",
+           c->alg == HLA_LU_HIER ? "hierarchical" : "flat", c->M, c->N, c->nb,
+           c->lookahead > 0 ? "on" : "off", c->nrhs > 0 ? " + solve" : "");
+}
+
+/* Does a grid row or column span nodes with two ranks on one node (two levels differ)? */
+static int hier_differs(const hp_ctx *x, int M, int N) {
+  hp_env row = hp_env_of(x, 0, 1, N), col = hp_env_of(x, 0, N, M);
+  return (row.spans > 1 && row.per_node > 1 && row.spans < row.p) ||
+         (col.spans > 1 && col.per_node > 1 && col.spans < col.p);
+}
+
+int hplan_lu_rank(const hplan_machine *mach, int64_t n, const hplan_target *tin, hplan_ranking *r) {
+  if (mach == NULL || r == NULL || n < 0) return HLA_ERR_ARG;
+  hplan_target t0;
+  memset(&t0, 0, sizeof t0);
+  const hplan_target *t = tin ? tin : &t0;
+  if ((t->M > 0) != (t->N > 0) || t->nb < 0 || t->mb < 0) return HLA_ERR_ARG;
+  memset(r, 0, sizeof *r);
+  int pl[16][4], npl = placements(mach, t, pl);
+  static const int nbs[] = {32, 48, 64, 96, 128, 160, 192, 256, 320, 384};
+  for (int ip = 0; ip < npl; ip++) {
+    hp_ctx x;
+    hp_ctx_make(&x, mach, pl[ip][0], pl[ip][1], pl[ip][2], pl[ip][3]);
+    int P = x.P;
+    for (int M = 1; M <= P; M++) {
+      if (P % M) continue;
+      int N = P / M;
+      if (t->M > 0 && (t->M != M || t->N != N)) continue;
+      int fixed = t->nb > 0 ? t->nb : t->mb;
+      int nnb = fixed > 0 ? 1 : (int)(sizeof nbs / sizeof nbs[0]);
+      for (int ib = 0; ib < nnb; ib++) {
+        int nb = fixed > 0 ? fixed : nbs[ib];
+        if (fixed <= 0 && nb > n && ib > 0) break;
+        if (nb > n) nb = (int)(n > 0 ? n : 1);
+        for (int a = HLA_LU_FLAT; a <= HLA_LU_HIER; a++) {
+          if (!alg_ok(t, a)) continue;
+          if (a == HLA_LU_HIER && !hier_differs(&x, M, N)) continue;
+          for (int la = 1; la >= 0; la--) {
+            hp_lu c = {n, M, N, nb, a, la, HBSP_AUTO, t->nrhs};
+            hplan_cand out;
+            lu_eval(&x, &c, &out);
+            keep(r, &out);
+          }
+        }
+      }
+    }
+  }
+  return r->ncand > 0 ? HLA_OK : HLA_ERR_DIM;
+}
+
+/* ---------------------------------------------------------------- the contract (DESIGN §2.4) */
+
+static void fill_report(hla_report *rep, const hplan_cand *c) {
+  if (rep == NULL) return;
+  memset(rep, 0, sizeof *rep);
+  rep->mm_alg = c->op == HPLAN_OP_MATMUL ? c->alg : 0;
+  rep->lu_alg = c->op == HPLAN_OP_LU ? c->alg : 0;
+  rep->M = c->M, rep->N = c->N, rep->mb = c->mb, rep->nb = c->nb;
+  rep->inner_block = c->op == HPLAN_OP_MATMUL ? c->b : 0;
+  rep->outer_block = c->op == HPLAN_OP_MATMUL && c->alg == HLA_MM_HSUMMA ? c->Mo : 0;
+  rep->groups_row = c->gi, rep->groups_col = c->gj;
+  rep->replication = c->c;
+  rep->lookahead = c->op == HPLAN_OP_LU ? c->lookahead : 0;
+  rep->threads = c->threads;
+  rep->predicted_seconds = c->seconds;
+  snprintf(rep->why, sizeof rep->why, "planner: %s, predicted %.3g s (compute %.3g, comm %.3g)",
+           c->why, c->seconds, c->compute, c->comm);
+}
+
+int hplan_matmul(const hplan_machine *mach, int64_t m, int64_t n, int64_t k, int P, hla_opts *out,
+                 double *predicted_seconds) {
+  if (mach == NULL || out == NULL || P < 0) return HLA_ERR_ARG;
+  hplan_target t;
+  memset(&t, 0, sizeof t);
+  t.P = P;
+  hplan_ranking *r = malloc(sizeof *r);
+  if (r == NULL) return HLA_ERR_NOMEM;
+  int code = hplan_matmul_rank(mach, m, n, k, &t, r);
+  if (code == HLA_OK) {
+    const hplan_cand *c = &r->cand[0];
+    hla_report *rep = out->report;
+    int64_t *info = out->info_out;
+    memset(out, 0, sizeof *out);
+    out->report = rep, out->info_out = info;
+    out->mm_alg = c->alg;
+    out->inner_block = c->b;
+    out->outer_block = c->alg == HLA_MM_HSUMMA ? c->Mo : 0;
+    out->groups_row = c->alg == HLA_MM_HSUMMA ? c->gi : 0;
+    out->groups_col = c->alg == HLA_MM_HSUMMA ? c->gj : 0;
+    out->replication = c->alg == HLA_MM_3D ? c->c : 0;
+    out->bcast.alg = (hbsp_alg)c->bcast_alg;
+    fill_report(rep, c);
+    if (predicted_seconds) *predicted_seconds = c->seconds;
+  }
+  free(r);
+  return code;
+}
+
+int hplan_lu(const hplan_machine *mach, int64_t n, int P, hla_opts *out,
+             double *predicted_seconds) {
+  if (mach == NULL || out == NULL || P < 0) return HLA_ERR_ARG;
+  hplan_target t;
+  memset(&t, 0, sizeof t);
+  t.P = P;
+  hplan_ranking *r = malloc(sizeof *r);
+  if (r == NULL) return HLA_ERR_NOMEM;
+  int code = hplan_lu_rank(mach, n, &t, r);
+  if (code == HLA_OK) {
+    const hplan_cand *c = &r->cand[0];
+    hla_report *rep = out->report;
+    int64_t *info = out->info_out;
+    memset(out, 0, sizeof *out);
+    out->report = rep, out->info_out = info;
+    out->lu_alg = c->alg;
+    out->lookahead = c->lookahead;
+    fill_report(rep, c);
+    if (predicted_seconds) *predicted_seconds = c->seconds;
+  }
+  free(r);
+  return code;
+}
+
+void hplan_print(const hplan_ranking *r, int max, void *file) {
+  FILE *f = file ? (FILE *)file : stdout;
+  if (r == NULL) return;
+  int n = max > 0 && max < r->ncand ? max : r->ncand;
+  fprintf(f, "%4s %10s %10s %10s %10s  %-5s %-7s %s\n", "rank", "seconds", "compute", "comm",
+          "exposed", "grid", "ranks", "plan");
+  for (int i = 0; i < n; i++) {
+    const hplan_cand *c = &r->cand[i];
+    char grid[32], pl[32];
+    snprintf(grid, sizeof grid, "%dx%d", c->M, c->N);
+    snprintf(pl, sizeof pl, "%dx%dt", c->ranks_per_node, c->threads);
+    fprintf(f, "%4d %10.4g %10.4g %10.4g %10.4g  %-5s %-7s %s\n", i + 1, c->seconds, c->compute,
+            c->comm, c->exposed, grid, pl, c->why);
+  }
+  fprintf(f, "(%d of %d candidates shown)\n", n, r->nconsidered);
+}
+
+/* ---------------------------------------------------------------- runtime hooks */
+
+int hplan_mm_automatic(const hla_opts *o) {
+  return o == NULL ||
+         (o->mm_alg == HLA_MM_AUTO && o->inner_block == 0 && o->outer_block == 0 &&
+          o->groups == 0 && o->groups_row == 0 && o->groups_col == 0 && o->replication == 0 &&
+          o->bcast.alg == HBSP_AUTO && o->bcast.groups == 0 && o->bcast.segment == 0);
+}
+
+int hplan_lu_automatic(const hla_opts *o) {
+  return o == NULL ||
+         (o->lu_alg == HLA_LU_AUTO && o->lookahead == 0 && o->panel == HLA_PANEL_AUTO &&
+          o->groups == 0 && o->groups_row == 0 && o->groups_col == 0 && o->bcast.alg == HBSP_AUTO &&
+          o->bcast.groups == 0 && o->bcast.segment == 0);
+}
+
+/* The placement of a grid as every rank sees it (global values only). */
+static void grid_ctx(hp_ctx *x, const hplan_machine *m, hgrid g) {
+  int P = g->M * g->N, nodes = g->nnodes > 0 ? g->nnodes : 1;
+  hp_ctx_make(x, m, P, nodes, (P + nodes - 1) / nodes, 0);
+}
+
+static void mm_template(hp_mm *c, hgrid g, char ta, char tb, hmat A, hmat B, hmat C, int64_t k) {
+  memset(c, 0, sizeof *c);
+  c->m = C->m, c->n = C->n, c->k = k, c->M = g->M, c->N = g->N, c->mb = C->mb, c->nb = C->nb;
+  c->a_here = ta == 'N' && A->mb == C->mb;
+  c->b_here = tb == 'N' && B->nb == C->nb;
+  c->kba = A->nb, c->kbb = B->mb;
+}
+
+int hplan_mm_fixed(const hplan_machine *m, hgrid g, char ta, char tb, hmat A, hmat B, hmat C,
+                   int64_t k, double mem_bound, hplan_mm_choice *out) {
+  hp_ctx x;
+  grid_ctx(&x, m, g);
+  hp_mm c;
+  mm_template(&c, g, ta, tb, A, B, C, k);
+  hplan_target t;
+  memset(&t, 0, sizeof t);
+  hplan_ranking *r = malloc(sizeof *r);
+  if (r == NULL) return HLA_ERR_NOMEM;
+  memset(r, 0, sizeof *r);
+  mm_grid(&x, &t, c, mem_bound_of(&x, mem_bound), r);
+  int code = r->ncand > 0 ? HLA_OK : HLA_ERR_DIM;
+  if (code == HLA_OK) {
+    const hplan_cand *b = &r->cand[0];
+    memset(out, 0, sizeof *out);
+    out->alg = b->alg, out->b = b->b, out->Mo = b->Mo > 0 ? b->Mo : b->b;
+    out->gi = b->gi, out->gj = b->gj, out->c = b->c;
+    out->split_rows = b->alg == HLA_MM_3D ? hp_layer_split(b->c, g->M, g->N) : 0;
+    out->seconds = b->seconds;
+    double second = r->ncand > 1 ? r->cand[1].seconds : b->seconds;
+    snprintf(out->why, sizeof out->why,
+             "planner: %s, predicted %.3g s (compute %.3g, comm %.3g; next best %.3g s of %d)",
+             b->why, b->seconds, b->compute, b->comm, second, r->nconsidered);
+  }
+  free(r);
+  return code;
+}
+
+double hplan_mm_predict(const hplan_machine *m, hgrid g, int64_t mm, int64_t n, int64_t k, int mb,
+                        int nb, int kba, int kbb, int a_here, int b_here, int alg, int b,
+                        int64_t Mo, int gi, int gj, int c, int split_rows, int bcast_alg) {
+  hp_ctx x;
+  grid_ctx(&x, m, g);
+  hp_mm cfg = {mm,     n,   k, g->M, g->N, mb, nb, kba,        kbb,      a_here,
+               b_here, alg, b, Mo,   gi,   gj, c,  split_rows, bcast_alg};
+  return hp_mm_time(&x, &cfg, NULL, NULL, NULL);
+}
+
+int hplan_lu_fixed(const hplan_machine *m, hgrid g, int64_t n, int nb, hplan_lu_choice *out) {
+  hp_ctx x;
+  grid_ctx(&x, m, g);
+  double best = HUGE_VAL, second = HUGE_VAL;
+  int considered = 0;
+  memset(out, 0, sizeof *out);
+  for (int a = HLA_LU_FLAT; a <= HLA_LU_HIER; a++) {
+    if (a == HLA_LU_HIER && !hier_differs(&x, g->M, g->N)) continue;
+    for (int la = 1; la >= 0; la--) {
+      hp_lu c = {n, g->M, g->N, nb, a, la, HBSP_AUTO, 0};
+      double t = hp_lu_time(&x, &c, NULL, NULL, NULL);
+      considered++;
+      if (t < best) {
+        second = best, best = t;
+        out->alg = a, out->lookahead = la;
+      } else if (t < second) {
+        second = t;
+      }
+    }
+  }
+  out->seconds = best;
+  snprintf(out->why, sizeof out->why,
+           "planner: %s, look-ahead %s, predicted %.3g s (next best %.3g s of %d)",
+           out->alg == HLA_LU_HIER ? "hierarchical (groups = nodes)" : "flat",
+           out->lookahead ? "on" : "off", best, considered > 1 ? second : best, considered);
+  return HLA_OK;
+}
+
+double hplan_lu_predict(const hplan_machine *m, hgrid g, int64_t n, int nb, int alg,
+                        int lookahead) {
+  hp_ctx x;
+  grid_ctx(&x, m, g);
+  hp_lu c = {n, g->M, g->N, nb, alg, lookahead, HBSP_AUTO, 0};
+  return hp_lu_time(&x, &c, NULL, NULL, NULL);
+}
+
+int hplan_env_shape(hbsp_env env, int *M, int *N, hplan_machine **mach) {
+  *M = *N = 0, *mach = NULL;
+  hbsp_env node = NULL;
+  HLA_CALL(hbsp_node(env, &node));
+  int leader = hbsp_rank(node) == 0, nodes = 0;
+  int code = hbsp_allreduce(env, &leader, &nodes, 1, HBSP_INT, HBSP_SUM, NULL);
+  int e = hbsp_free(&node);
+  HLA_CALL(code);
+  HLA_CALL(e);
+  hplan_machine *m = NULL;
+  HLA_CALL(hplan_obtain(env, nodes, &m));
+  if (m == NULL) return HLA_OK;
+  int P = hbsp_size(env);
+  int64_t n0 = 0;
+  if (hbsp_rank(env) == 0) {
+    const char *v = getenv("HLA_PLAN_N");
+    n0 = v && *v ? strtoll(v, NULL, 10) : 0;
+  }
+  code = hbsp_bcast(env, &n0, sizeof n0, 0, NULL);
+  if (code != HLA_OK) {
+    free(m);
+    return code;
+  }
+  if (n0 <= 0) n0 = ((int64_t)(4096 * sqrt((double)P)) + 255) / 256 * 256;
+  hplan_target t;
+  memset(&t, 0, sizeof t);
+  t.P = P, t.nodes = nodes;
+  hplan_ranking *r = malloc(sizeof *r);
+  code = r ? hplan_lu_rank(m, n0, &t, r) : HLA_ERR_NOMEM;
+  if (code == HLA_OK) *M = r->cand[0].M, *N = r->cand[0].N;
+  free(r);
+  /* the same arithmetic everywhere; only a failed malloc can differ */
+  code = hbsp_agree(env,
+                    code == HLA_OK ? HLA_OK : HBSP_FAIL(env, code, "hgrid_create: planner failed"));
+  if (code != HLA_OK) {
+    free(m);
+    *M = *N = 0;
+    return code;
+  }
+  *mach = m;
+  return HLA_OK;
+}
+
+int hplan_grid_block(hgrid g, int64_t m, int64_t n, int *b) {
+  *b = 0;
+  const hplan_machine *mach = NULL;
+  HLA_CALL(hplan_grid_machine(g, &mach));
+  if (mach == NULL) return HLA_OK;
+  int64_t big = m > n ? m : n;
+  if (big < 1) big = 1;
+  hplan_target t;
+  memset(&t, 0, sizeof t);
+  t.P = g->M * g->N, t.nodes = g->nnodes, t.M = g->M, t.N = g->N;
+  hplan_ranking *r = malloc(sizeof *r);
+  int code = r ? hplan_lu_rank(mach, big, &t, r) : HLA_ERR_NOMEM;
+  if (code == HLA_OK) *b = r->cand[0].nb;
+  free(r);
+  code = hbsp_agree(
+      g->all, code == HLA_OK ? HLA_OK : HBSP_FAIL(g->all, code, "hmat_create: planner failed"));
+  if (code != HLA_OK) *b = 0;
+  if (*b > big) *b = (int)big;
+  return code;
+}

@@ -1,0 +1,156 @@
+/* hla — private interface of the machine model and planner (src/dist/plan*.c), and the hooks the
+ * automatic paths of grid.c, hmat.c, matmul.c and lu.c call.
+ *
+ * Layout of the ranks assumed by the model: P ranks on `nodes` nodes, ranks_per_node consecutive
+ * ranks per node (rank r on node r / ranks_per_node), as mpiexec places them by default and as
+ * HLA_VIRTUAL_NODES cuts them. Grid rank = prow N + pcol (row-major, as hgrid). */
+#ifndef HLA_DIST_PLAN_IMPL_H
+#define HLA_DIST_PLAN_IMPL_H
+
+#include <stdint.h>
+#include "dist/dist_impl.h"
+#include "hla/ops.h"
+#include "hla/plan.h"
+
+/* ---------------------------------------------------------------- model context (plan_model.c) */
+
+/* Where the ranks are and what each gets: the effective parameters of one placement. */
+typedef struct {
+  const hplan_machine *m;
+  int P, nodes, rpn, threads;
+  double rate; /* asymptotic dgemm flop/s per rank in this placement */
+  double khalf, mhalf;
+  double panel_rate, panel_half; /* node-local panel LU, per rank in this placement */
+  double copy;                   /* bytes/s of a pack per rank */
+  hplan_link intra, inter;
+  double kappa[6]; /* measured / modelled world broadcast per hbsp_alg (calibration) */
+  double ovl;      /* share of a non-blocking broadcast hidden by a dgemm */
+  double l0, l1;   /* hbsp_sync on p ranks of one node: l0 + l1 (p - 1) */
+  double gw;       /* g per 8-byte word inside a node */
+  double ar0, ar1; /* small allreduce on p ranks of one node: ar0 + ar1 ceil(log2 p) */
+} hp_ctx;
+
+/* An environment of the grid as the model sees it: p ranks spanning `spans` nodes, at most
+ * per_node of them on one node. */
+typedef struct {
+  int p, spans, per_node;
+} hp_env;
+
+/* Fill ctx for P ranks on nodes nodes with rpn ranks per node and threads threads per rank (0s:
+ * as the model was measured / derived). Local, pure. */
+void hp_ctx_make(hp_ctx *ctx, const hplan_machine *m, int P, int nodes, int rpn, int threads);
+
+/* The environment of count ranks start, start + stride, ... under ctx's placement. */
+hp_env hp_env_of(const hp_ctx *ctx, int start, int stride, int count);
+
+/* Seconds of a dgemm of m x n x k on one rank (0 for an empty one). */
+double hp_gemm(const hp_ctx *ctx, double m, double n, double k);
+
+/* Broadcast of bytes over environment e with algorithm alg (HBSP_AUTO = HBSP_NATIVE), calibrated.
+ */
+double hp_bcast(const hp_ctx *ctx, hp_env e, int alg, double bytes);
+/* Two-level broadcast over a process row or column cut by nodes (hierarchical LU): inside the
+ * root's node, among one leader per node, inside the other nodes. */
+double hp_bcast_nodes(const hp_ctx *ctx, hp_env e, int alg, double bytes);
+/* hbsp_sync of e moving h words per rank (BSP: h g + l). */
+double hp_sync(const hp_ctx *ctx, hp_env e, double h);
+/* A small allreduce (max-with-location) over e; nodes = 1: two levels by node. */
+double hp_allreduce_small(const hp_ctx *ctx, hp_env e, int nodes);
+
+/* A multiply configuration on a fixed grid and layout. */
+typedef struct {
+  int64_t m, n, k;
+  int M, N;
+  int mb, nb;         /* C's blocks */
+  int kba, kbb;       /* k-blocks of op(A) and op(B) as used (when in place) */
+  int a_here, b_here; /* operands used in place (else remapped to blocks of b) */
+  int alg;            /* HLA_MM_SUMMA, HLA_MM_HSUMMA, HLA_MM_3D */
+  int b;              /* panel width */
+  int64_t Mo;         /* HSUMMA outer block */
+  int gi, gj;         /* HSUMMA groups I x J */
+  int c, split_rows;  /* 3D */
+  int bcast_alg;      /* hbsp_alg of the panel broadcasts (HBSP_AUTO: MPI_Ibcast, overlapped) */
+} hp_mm;
+
+/* An LU configuration. */
+typedef struct {
+  int64_t n;
+  int M, N, nb;
+  int alg;       /* HLA_LU_FLAT or HLA_LU_HIER (groups = nodes) */
+  int lookahead; /* 1 or 0 */
+  int bcast_alg; /* hbsp_alg (HBSP_AUTO: MPI's) */
+  int nrhs;      /* right-hand sides solved after (0: none) */
+} hp_lu;
+
+/* Predicted seconds (and the parts: compute, comm, exposed) of a multiply / an LU. Local, pure. */
+double hp_mm_time(const hp_ctx *ctx, const hp_mm *c, double *compute, double *comm,
+                  double *exposed);
+double hp_lu_time(const hp_ctx *ctx, const hp_lu *c, double *compute, double *comm,
+                  double *exposed);
+/* The solve alone (both triangles and the permutation) of nrhs right-hand sides. */
+double hp_solve_time(const hp_ctx *ctx, int64_t n, int M, int N, int nb, int nrhs);
+
+/* The layer split of 3D for c layers on M x N (1 rows, 0 columns, -1 none), as matmul.c. */
+int hp_layer_split(int c, int M, int N);
+
+/* HSUMMA's communication on one uniform link with the same broadcast at both levels, no overlap
+ * and no compute: *lat the latency part, *bw the bandwidth part (the form of Hasanov (4.3)-(4.4)
+ * for a square grid and checkerboard blocks). k inner panels of b, outer of Mo. */
+void hp_hsumma_comm(int alg, double m, double n, double k, int M, int N, int gi, int gj, double Mo,
+                    double b, hplan_link lk, double *lat, double *bw);
+
+/* ---------------------------------------------------------------- runtime hooks (plan.c) */
+
+/* 1 if opts asks for nothing (NULL, or every algorithm field zero): the planner may choose. */
+int hplan_mm_automatic(const hla_opts *o);
+int hplan_lu_automatic(const hla_opts *o);
+
+/* What the planner chose for an hmatmul on grid g (fixed layout). */
+typedef struct {
+  int alg, b, gi, gj, c, split_rows;
+  int64_t Mo;
+  double seconds;
+  char why[200];
+} hplan_mm_choice;
+
+/* Choose for C := op(A) op(B) on g (blocks of A, B, C as given; ta, tb 'N'/'T'); mem_bound as
+ * opts->mem_bound (0: the planner's default). Local, pure (same result on every rank). */
+int hplan_mm_fixed(const hplan_machine *m, hgrid g, char ta, char tb, hmat A, hmat B, hmat C,
+                   int64_t k, double mem_bound, hplan_mm_choice *out);
+
+/* Predicted seconds of the multiply hmatmul is about to run (its own choices). Local, pure. */
+double hplan_mm_predict(const hplan_machine *m, hgrid g, int64_t mm, int64_t n, int64_t k, int mb,
+                        int nb, int kba, int kbb, int a_here, int b_here, int alg, int b,
+                        int64_t Mo, int gi, int gj, int c, int split_rows, int bcast_alg);
+
+/* What the planner chose for an LU on grid g of an n x n matrix in nb blocks. */
+typedef struct {
+  int alg, lookahead;
+  double seconds;
+  char why[200];
+} hplan_lu_choice;
+
+int hplan_lu_fixed(const hplan_machine *m, hgrid g, int64_t n, int nb, hplan_lu_choice *out);
+double hplan_lu_predict(const hplan_machine *m, hgrid g, int64_t n, int nb, int alg, int lookahead);
+
+/* hgrid_create(M = N = 0): the grid shape for env from the machine model (loaded or probed as
+ * HLA_PLAN says); *M = *N = 0 when there is no model. *mach gets the model (malloc'ed, for the
+ * grid to keep) or NULL. Collective over env; errors agreed. */
+int hplan_env_shape(hbsp_env env, int *M, int *N, hplan_machine **mach);
+
+/* hmat_create(mb = nb = 0): the block size for an m x n matrix on g from the model (lazily
+ * obtained); 0 when there is none. Collective over HGRID_ALL of g. */
+int hplan_grid_block(hgrid g, int64_t m, int64_t n, int *b);
+
+/* ---------------------------------------------------------------- probe internals (plan_probe.c)
+ */
+
+/* Obtain the model for env (P ranks, nodes nodes) as HLA_PLAN / HLA_MACHINE_FILE say: *out is a
+ * malloc'ed model or NULL (planning off or unavailable). Collective over env; errors agreed. */
+int hplan_obtain(hbsp_env env, int nodes, hplan_machine **out);
+
+/* The pairwise benchmark limited to max_rounds rounds per sweep (0: all). Collective over env. */
+int hplan_pairwise_rounds(hbsp_env env, int sweeps, uint64_t seed, size_t bytes, int reps,
+                          int max_rounds, double *lat, double *invbw);
+
+#endif

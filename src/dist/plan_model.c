@@ -1,0 +1,674 @@
+/* hla — the cost model: pure functions that predict the time of the collectives, the multiplies
+ * and the LU of this library from a machine model (include/hla/plan.h).
+ *
+ * Collectives (Hockney: a message of m bytes costs alpha + m beta; combining costs m gamma;
+ * log2 = ceil(log2); X = ceil(m / segment)), as implemented in src/bsp/coll*.c:
+ *   bcast      FLAT (p-1)(a + m b)      PIPELINE (X + p - 2)(a + (m/X) b)
+ *              BINOMIAL log2 p (a + m b)   SCATTER_ALLGATHER (log2 p + p - 1) a + 2 (p-1)/p m b
+ *   reduce     as bcast with b + gamma, SCATTER_ALLGATHER = Rabenseifner
+ *              2 log2 p a + 2 (p-1)/p m b + (p-1)/p m gamma
+ *   allreduce  FLAT 2 (p-1)(a + m b) + (p-1) m gamma; PIPELINE reduce + bcast; BINOMIAL recursive
+ *              doubling log2 p (a + m (b + gamma)); SCATTER_ALLGATHER Rabenseifner (as reduce)
+ *   gather, scatter (m per rank)  FLAT (p-1)(a + m b); BINOMIAL, SCATTER_ALLGATHER
+ *              log2 p a + (p-1) m b; PIPELINE ((p-1) X + p - 2)(a + (m/X) b)
+ *   allgather  FLAT/ring (p-1)(a + m b); BINOMIAL (Bruck) log2 p a + (p-1) m b
+ *   NATIVE     MPI's choice, modelled as the cheapest of binomial, scatter-allgather and a
+ *              pipeline of 128 KiB segments (bcast), binomial / Rabenseifner (reductions).
+ * Two levels (Hasanov): the outer collective over G groups on the outer link plus the inner one
+ * over p/G on the inner link; the outer level of gather, scatter and allgather carries p/G times
+ * the bytes (the thesis's eqs. 3.24-3.30 forget this: its "gain" in bandwidth is an erratum). With
+ * one link this gives every formula of src/bsp/coll.c; G = 1 and G = p are the base algorithm.
+ * The pipelined broadcast's best segment (Legrand): r = sqrt(m (p-2) b / a) segments,
+ * T = (sqrt((p-2) a) + sqrt(m b))^2.
+ *
+ * Where the ranks are (plan_impl.h): P ranks, consecutive per node. An environment that spans
+ * several nodes pays the inter-node link on the messages that cross nodes: a binomial tree from
+ * consecutive ranks crosses nodes in log2(nodes) of its steps, a flat root sends p - per_node of
+ * its messages across, a chain crosses spans - 1 links, a ring runs at the slowest link.
+ * Every measured world broadcast calibrates its algorithm by kappa = measured / modelled (median
+ * of the three sizes, clamped to [0.3, 5]).
+ *
+ * Local work: a dgemm of m x n x k takes 2 m n k / rate(m, n, k) with
+ * rate = gemm_rate / ((1 + khalf / k)(1 + mhalf / min(m, n))); a pack of B bytes B / copy.
+ * BSP: a sync of p ranks of one node moving h words costs h g + l0 + l1 (p - 1), fitted to the
+ * measured world, node, row and column environments; a small allreduce ar0 + ar1 log2 p.
+ *
+ * SUMMA (summa.c), M x N grid, S = ceil(k / b) panels, mloc x nloc local C (the largest):
+ *   per panel  gemm = dgemm(mloc, nloc, b); pack = (mloc b / N + nloc b / M) 8 / copy (owners
+ * pack); comm = pieces_a bcast(row, mloc b 8 / pieces_a) + pieces_b bcast(col, ...) overlapped
+ * (MPI_Ibcast of panel s + 1 posted before the dgemm of s, tested between slices): T = comm + S
+ * (gemm + pack) + (S - 1)(comm - ovl min(gemm, comm)) + beta scaling; with a blocking broadcast
+ * algorithm (opts.bcast) ovl = 0. Operands not in C's layout are first remapped: 2 h 8 / copy +
+ * sync(world, h) + 2 agreements, h = their local size. HSUMMA (hsumma.c), I x J groups, qI = M/I,
+ * qJ = N/J, outer panels of Mo (per = Mo / b inner): comm per inner panel = bcast(row_in over qJ,
+ * mloc b) + bcast(col_in over qI, nloc b)
+ *                          + (bcast(row_out over J, mloc Mo) + bcast(col_out over I, nloc Mo)) /
+ * per with the same overlap rule; compute as SUMMA. With uniform links and a square grid this is
+ *   Hasanov's (4.3)-(4.4); I = J = 1 and I = M, J = N give SUMMA.
+ * 3D (mm3d.c), c layers (M/c x N or M x N/c): two remaps of the operands onto the layers, SUMMA on
+ *   the layer with k_l = ceil(S / c) b, packing of C_l, c reductions over the fibre of
+ *   mL nL / c words each, and the local sum into C.
+ * LU (lu.c), n / nb block steps k, j0 = k nb, R = local rows >= j0, C = local columns >= j0 + nb:
+ *   panel   M = 1: node-local recursive LU of R x jb at panel_rate jb / (jb + panel_half);
+ *           M > 1: per column a max-with-location (allreduce) and a pivot-row superstep of the
+ *           column, jb / 8 - 1 broadcasts of the recursion's U12 blocks, and the flops;
+ *   L       bcast(row, (jb + 1 + R jb) 8) (two levels by node in the hierarchical variant);
+ *   swaps   M = 1 local copies of 2 jb rows; M > 1 one superstep of the column,
+ *           h = 2 jb (M - 1)/M (local columns);
+ *   U       trsm (jb^2 C flops) on one process row, bcast(col, jb C 8);
+ *   update  dgemm(R', C, jb), R' = local rows >= j0 + jb.
+ *   Without look-ahead (or N = 1) a step is the sum. With look-ahead and N > 1 the owner of block
+ *   k + 1 updates that block, factors panel k + 1 and (flat rows, MPI's broadcast) posts its L
+ *   broadcast at once, so a step costs L (1 - ovl) + swaps + U +
+ *   max(update of everything, update of block k + 1 + panel k + 1).
+ * Solve (trsolve.c, lu_solve.c): the permutation superstep and, per block and triangle, a row
+ *   broadcast of the triangle's block column to the process columns holding B, a column broadcast
+ *   of the solved block, a trsm and a dgemm.
+ */
+#include <math.h>
+#include <string.h>
+#include "dist/plan_impl.h"
+
+/* ---------------------------------------------------------------- collectives */
+
+static double lg2c(double p) {
+  return p <= 1 ? 0.0 : ceil(log2(p) - 1e-12);
+}
+
+static double seg_default(double seg) {
+  return seg > 0 ? seg : 65536.0;
+}
+
+/* One-level broadcast on one link. */
+static double bcast1(int alg, double p, double m, double seg, hplan_link lk) {
+  if (p <= 1) return 0.0;
+  double a = lk.alpha, b = lk.beta, L = lg2c(p), X;
+  switch (alg) {
+  case HBSP_FLAT:
+    return (p - 1) * (a + m * b);
+  case HBSP_PIPELINE:
+    X = fmax(1.0, ceil(m / seg_default(seg)));
+    return (X + p - 2) * (a + m / X * b);
+  case HBSP_BINOMIAL:
+    return L * (a + m * b);
+  case HBSP_SCATTER_ALLGATHER:
+    return (L + p - 1) * a + 2.0 * (p - 1) / p * m * b;
+  default: { /* NATIVE / AUTO */
+    double t = bcast1(HBSP_BINOMIAL, p, m, seg, lk);
+    t = fmin(t, bcast1(HBSP_SCATTER_ALLGATHER, p, m, seg, lk));
+    return fmin(t, bcast1(HBSP_PIPELINE, p, m, 131072.0, lk));
+  }
+  }
+}
+
+static double reduce1(int alg, double p, double m, double seg, double gamma, hplan_link lk) {
+  if (p <= 1) return 0.0;
+  double a = lk.alpha, c = lk.beta + gamma, L = lg2c(p), X;
+  switch (alg) {
+  case HBSP_FLAT:
+    return (p - 1) * (a + m * c);
+  case HBSP_PIPELINE:
+    X = fmax(1.0, ceil(m / seg_default(seg)));
+    return (X + p - 2) * (a + m / X * c);
+  case HBSP_BINOMIAL:
+    return L * (a + m * c);
+  case HBSP_SCATTER_ALLGATHER:
+    return 2 * L * a + 2.0 * (p - 1) / p * m * lk.beta + (p - 1) / p * m * gamma;
+  default:
+    return fmin(reduce1(HBSP_BINOMIAL, p, m, seg, gamma, lk),
+                reduce1(HBSP_SCATTER_ALLGATHER, p, m, seg, gamma, lk));
+  }
+}
+
+static double allreduce1(int alg, double p, double m, double seg, double gamma, hplan_link lk) {
+  if (p <= 1) return 0.0;
+  double a = lk.alpha, b = lk.beta, X;
+  switch (alg) {
+  case HBSP_FLAT:
+    return 2 * (p - 1) * (a + m * b) + (p - 1) * m * gamma;
+  case HBSP_PIPELINE:
+    X = fmax(1.0, ceil(m / seg_default(seg)));
+    return 2 * (X + p - 2) * (a + m / X * b) + (X + p - 2) * (m / X) * gamma;
+  case HBSP_BINOMIAL:
+  case HBSP_SCATTER_ALLGATHER:
+    return reduce1(alg, p, m, seg, gamma, lk);
+  default:
+    return fmin(allreduce1(HBSP_BINOMIAL, p, m, seg, gamma, lk),
+                allreduce1(HBSP_SCATTER_ALLGATHER, p, m, seg, gamma, lk));
+  }
+}
+
+/* Gather and scatter: m bytes per rank. */
+static double gather1(int alg, double p, double m, double seg, hplan_link lk) {
+  if (p <= 1) return 0.0;
+  double a = lk.alpha, b = lk.beta, X;
+  switch (alg) {
+  case HBSP_FLAT:
+    return (p - 1) * (a + m * b);
+  case HBSP_PIPELINE:
+    X = fmax(1.0, ceil(m / seg_default(seg)));
+    return ((p - 1) * X + p - 2) * (a + m / X * b);
+  default: /* BINOMIAL, SCATTER_ALLGATHER, NATIVE */
+    return lg2c(p) * a + (p - 1) * m * b;
+  }
+}
+
+static double allgather1(int alg, double p, double m, hplan_link lk) {
+  if (p <= 1) return 0.0;
+  double ring = (p - 1) * (lk.alpha + m * lk.beta),
+         bruck = lg2c(p) * lk.alpha + (p - 1) * m * lk.beta;
+  if (alg == HBSP_BINOMIAL) return bruck;
+  if (alg == HBSP_NATIVE || alg == HBSP_AUTO) return fmin(ring, bruck);
+  return ring;
+}
+
+static double coll1(int kind, int alg, double p, double m, double seg, double gamma,
+                    hplan_link lk) {
+  switch (kind) {
+  case HPLAN_BCAST:
+    return bcast1(alg, p, m, seg, lk);
+  case HPLAN_REDUCE:
+    return reduce1(alg, p, m, seg, gamma, lk);
+  case HPLAN_ALLREDUCE:
+    return allreduce1(alg, p, m, seg, gamma, lk);
+  case HPLAN_GATHER:
+  case HPLAN_SCATTER:
+    return gather1(alg, p, m, seg, lk);
+  default:
+    return allgather1(alg, p, m, lk);
+  }
+}
+
+double hplan_coll_time(int kind, int alg, int p, int G, double bytes, double seg, double gamma,
+                       hplan_link out, hplan_link in) {
+  if (p <= 1) return 0.0;
+  if (G <= 1) return coll1(kind, alg, p, bytes, seg, gamma, in);
+  if (G >= p) return coll1(kind, alg, p, bytes, seg, gamma, out);
+  double Q = (double)p / G;
+  int chunky = kind == HPLAN_GATHER || kind == HPLAN_SCATTER || kind == HPLAN_ALLGATHER;
+  return coll1(kind, alg, G, chunky ? Q * bytes : bytes, seg, gamma, out) +
+         coll1(kind, alg, Q, bytes, seg, gamma, in);
+}
+
+double hplan_bcast_time(int alg, int p, double bytes, double seg, hplan_link lk) {
+  return bcast1(alg, p, bytes, seg, lk);
+}
+
+double hplan_bcast2_time(int alg, int p, int G, double bytes, double seg, hplan_link out,
+                         hplan_link in) {
+  return hplan_coll_time(HPLAN_BCAST, alg, p, G, bytes, seg, 0.0, out, in);
+}
+
+double hplan_pipeline_segment(int p, double bytes, hplan_link lk) {
+  if (p <= 2 || bytes <= 0 || lk.alpha <= 0 || lk.beta <= 0) return bytes > 0 ? bytes : 1.0;
+  double r = sqrt(bytes * lk.beta * (p - 2) / lk.alpha);
+  if (r < 1) r = 1;
+  return bytes / r;
+}
+
+/* ---------------------------------------------------------------- the placement */
+
+static double clampd(double v, double lo, double hi) {
+  return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* dgemm flop/s of one rank with t threads alone on its node. */
+static double base_rate(const hplan_machine *m, int t) {
+  if (m->nthreads <= 0) return m->gemm_rate * t / (m->threads > 0 ? m->threads : 1);
+  if (t <= m->nthreads) return m->gemm_threads[t - 1];
+  return m->gemm_threads[m->nthreads - 1] * t / m->nthreads;
+}
+
+/* Share of its threads' time a rank gets when r ranks of t threads share cores. */
+static double share(int cores, int r, int t) {
+  double busy = (double)r * t;
+  return busy <= cores ? 1.0 : cores / busy;
+}
+
+/* Model of the world broadcast at the probe's placement, without calibration. */
+static double bcast_raw(const hp_ctx *x, hp_env e, int alg, double bytes);
+
+void hp_ctx_make(hp_ctx *x, const hplan_machine *m, int P, int nodes, int rpn, int threads) {
+  memset(x, 0, sizeof *x);
+  x->m = m;
+  int cores = m->cores_per_node > 0 ? m->cores_per_node : 1;
+  if (P <= 0) P = m->P > 0 ? m->P : 1;
+  int same = P == m->P;
+  if (nodes <= 0) nodes = same ? (m->nodes > 0 ? m->nodes : 1) : (P + cores - 1) / cores;
+  if (nodes > P) nodes = P;
+  if (rpn <= 0) rpn = (P + nodes - 1) / nodes;
+  int real_rpn = same && nodes == m->nodes ? m->ranks_per_node : rpn; /* sharing the cores */
+  if (real_rpn <= 0) real_rpn = rpn;
+  if (threads <= 0) {
+    threads = same && nodes == m->nodes ? m->threads : cores / real_rpn;
+    if (threads < 1) threads = 1;
+  }
+  x->P = P, x->nodes = nodes, x->rpn = rpn, x->threads = threads;
+
+  /* dgemm: the measured rate when this is the probe's configuration, else the thread table with
+   * the probe's contention factor. */
+  int r0 = m->ranks_per_node > 0 ? m->ranks_per_node : 1, t0 = m->threads > 0 ? m->threads : 1;
+  if (real_rpn == r0 && threads == t0) {
+    x->rate = m->gemm_rate;
+  } else {
+    double contention = m->gemm_rate / (base_rate(m, t0) * share(cores, r0, t0));
+    contention = clampd(contention, 0.25, 1.5);
+    x->rate = base_rate(m, threads) * share(cores, real_rpn, threads) * contention;
+  }
+  if (!(x->rate > 0)) x->rate = 1e9;
+  double scale = x->rate / (m->gemm_rate > 0 ? m->gemm_rate : x->rate);
+  x->khalf = m->gemm_khalf > 0 ? m->gemm_khalf : 0;
+  x->mhalf = m->gemm_mhalf > 0 ? m->gemm_mhalf : 0;
+  x->panel_rate = (m->panel_rate > 0 ? m->panel_rate : 0.5 * m->gemm_rate) * scale;
+  if (!(x->panel_rate > 0)) x->panel_rate = 0.5 * x->rate;
+  x->panel_half = m->panel_half > 0 ? m->panel_half : 0;
+  x->copy = (m->copy_rate > 0 ? m->copy_rate : 2e9) * clampd((double)r0 / real_rpn, 0.125, 8);
+  x->intra = m->link[HPLAN_INTRA];
+  x->inter = m->have_inter ? m->link[HPLAN_INTER] : m->link[HPLAN_INTRA];
+  x->ovl = clampd(m->overlap, 0, 1);
+
+  /* BSP sync and small allreduce of p ranks on one node, fitted to the measured environments. */
+  double sp = 0, sl = 0, spp = 0, spl = 0, sa = 0, spa = 0, sq = 0, sqq = 0, sg = 0;
+  int np = 0, ng = 0;
+  for (int i = 0; i < HPLAN_NENV; i++) {
+    if (m->env_p[i] < 2) continue;
+    double p1 = m->env_p[i] - 1, q = lg2c(m->env_p[i]);
+    sp += p1, spp += p1 * p1, sl += m->l[i], spl += p1 * m->l[i];
+    sq += q, sqq += q * q, sa += m->ar[i], spa += q * m->ar[i];
+    np++;
+    if (m->g[i] > 0) sg += m->g[i], ng++;
+  }
+  if (np > 0) {
+    double dp = np * spp - sp * sp, dq = np * sqq - sq * sq;
+    if (dp > 1e-9 * spp) { /* two or more sizes: least squares */
+      x->l1 = (np * spl - sp * sl) / dp;
+      x->l0 = (sl - x->l1 * sp) / np;
+    }
+    if (!(dp > 1e-9 * spp) || x->l1 < 0 || x->l0 < 0) { /* one size (or a noisy fit): l ~ p */
+      x->l1 = sl / sp * 0.5;
+      x->l0 = sl / np * 0.5;
+    }
+    if (dq > 1e-9 * sqq) {
+      x->ar1 = (np * spa - sq * sa) / dq;
+      x->ar0 = (sa - x->ar1 * sq) / np;
+    }
+    if (!(dq > 1e-9 * sqq) || x->ar1 < 0 || x->ar0 < 0) {
+      x->ar1 = sa / sq * 0.5;
+      x->ar0 = sa / np * 0.5;
+    }
+  } else { /* nothing measured: from the link */
+    x->l0 = 2 * x->intra.alpha, x->l1 = 2 * x->intra.alpha;
+    x->ar0 = x->intra.alpha, x->ar1 = 2 * x->intra.alpha;
+  }
+  x->gw = ng > 0 ? sg / ng : 8 * x->intra.beta;
+
+  /* Calibration of each broadcast algorithm against the measured world broadcasts. */
+  for (int a = 0; a < 6; a++) x->kappa[a] = 1.0;
+  if (m->P > 1) {
+    hp_ctx y = *x; /* the probe's placement */
+    y.P = m->P, y.nodes = m->nodes > 0 ? m->nodes : 1;
+    y.rpn = (y.P + y.nodes - 1) / y.nodes;
+    hp_env w = hp_env_of(&y, 0, 1, y.P);
+    const double sizes[HPLAN_NBCAST] = HPLAN_BCAST_SIZES;
+    for (int a = HBSP_NATIVE; a <= HBSP_SCATTER_ALLGATHER; a++) {
+      double r[HPLAN_NBCAST];
+      int nr = 0;
+      for (int s = 0; s < HPLAN_NBCAST; s++) {
+        double mod = bcast_raw(&y, w, a, sizes[s]);
+        if (m->bcast[a][s] > 0 && mod > 0) r[nr++] = m->bcast[a][s] / mod;
+      }
+      if (nr == 0) continue;
+      for (int i = 1; i < nr; i++) /* median of at most three */
+        for (int j = i; j > 0 && r[j - 1] > r[j]; j--) {
+          double t = r[j];
+          r[j] = r[j - 1], r[j - 1] = t;
+        }
+      x->kappa[a] = clampd(nr % 2 ? r[nr / 2] : 0.5 * (r[nr / 2 - 1] + r[nr / 2]), 0.3, 5.0);
+    }
+    x->kappa[HBSP_AUTO] = x->kappa[HBSP_NATIVE];
+  }
+}
+
+hp_env hp_env_of(const hp_ctx *x, int start, int stride, int count) {
+  hp_env e = {count, 1, count};
+  if (count <= 1 || x->rpn <= 0) return e;
+  int spans = 0, run = 0, best = 0, last = -1;
+  for (int i = 0; i < count; i++) {
+    int node = (start + i * stride) / x->rpn;
+    if (node != last) spans++, run = 0, last = node;
+    run++;
+    if (run > best) best = run;
+  }
+  e.spans = spans, e.per_node = best;
+  return e;
+}
+
+double hp_gemm(const hp_ctx *x, double m, double n, double k) {
+  if (m <= 0 || n <= 0 || k <= 0) return 0.0;
+  double mm = m < n ? m : n;
+  return 2.0 * m * n * k * (1 + x->khalf / k) * (1 + x->mhalf / mm) / x->rate;
+}
+
+static double pack_t(const hp_ctx *x, double bytes) {
+  return bytes > 0 ? bytes / x->copy : 0.0;
+}
+
+/* Broadcast over e with the inter-node link on the messages that cross nodes (uncalibrated). */
+static double bcast_raw(const hp_ctx *x, hp_env e, int alg, double m) {
+  if (e.p <= 1) return 0.0;
+  if (e.spans <= 1) return bcast1(alg, e.p, m, 0, x->intra);
+  hplan_link ia = x->intra, ie = x->inter;
+  double p = e.p, q = e.per_node, X;
+  switch (alg) {
+  case HBSP_FLAT:
+    return (p - q) * (ie.alpha + m * ie.beta) + (q - 1) * (ia.alpha + m * ia.beta);
+  case HBSP_PIPELINE:
+    X = fmax(1.0, ceil(m / 65536.0));
+    return (X - 1) * (ie.alpha + m / X * ie.beta) + (e.spans - 1) * (ie.alpha + m / X * ie.beta) +
+           (p - e.spans) * (ia.alpha + m / X * ia.beta);
+  case HBSP_BINOMIAL:
+    return (lg2c(p) - lg2c(q)) * (ie.alpha + m * ie.beta) + lg2c(q) * (ia.alpha + m * ia.beta);
+  case HBSP_SCATTER_ALLGATHER:
+    return bcast1(alg, p, m, 0, ie);
+  default: {
+    double t = bcast_raw(x, e, HBSP_BINOMIAL, m);
+    t = fmin(t, bcast_raw(x, e, HBSP_SCATTER_ALLGATHER, m));
+    return fmin(t, bcast1(HBSP_PIPELINE, p, m, 131072.0, ie));
+  }
+  }
+}
+
+double hp_bcast(const hp_ctx *x, hp_env e, int alg, double bytes) {
+  if (e.p <= 1 || bytes <= 0) return 0.0;
+  if (alg == HBSP_AUTO) alg = HBSP_NATIVE;
+  return x->kappa[alg] * bcast_raw(x, e, alg, bytes);
+}
+
+double hp_bcast_nodes(const hp_ctx *x, hp_env e, int alg, double bytes) {
+  if (e.spans <= 1 || e.per_node <= 1 || e.spans >= e.p) return hp_bcast(x, e, alg, bytes);
+  hp_env in = {e.per_node, 1, e.per_node}, lead = {e.spans, e.spans, 1};
+  return 2 * hp_bcast(x, in, alg, bytes) + hp_bcast(x, lead, alg, bytes);
+}
+
+double hp_sync(const hp_ctx *x, hp_env e, double h) {
+  if (e.p <= 1) return 0.0;
+  double l = x->l0 + x->l1 * (e.p - 1), g = x->gw;
+  if (e.spans > 1) {
+    l += 2 * lg2c(e.spans) * fmax(0.0, x->inter.alpha - x->intra.alpha);
+    g = fmax(g, 8 * x->inter.beta);
+  }
+  return h * g + l;
+}
+
+double hp_allreduce_small(const hp_ctx *x, hp_env e, int nodes) {
+  if (e.p <= 1) return 0.0;
+  double extra = fmax(0.0, x->inter.alpha - x->intra.alpha);
+  if (nodes && e.spans > 1 && e.per_node > 1 && e.spans < e.p) {
+    /* in the group, among leaders, back in the group */
+    double in = x->ar0 + x->ar1 * lg2c(e.per_node);
+    return 2 * in + x->ar0 + x->ar1 * lg2c(e.spans) + 2 * lg2c(e.spans) * extra;
+  }
+  return x->ar0 + x->ar1 * lg2c(e.p) + (e.spans > 1 ? 2 * lg2c(e.spans) * extra : 0.0);
+}
+
+/* ---------------------------------------------------------------- multiply */
+
+static int64_t numroc0(int64_t n, int64_t nb, int np) {
+  return hmat_numroc(n, nb > 0 ? nb : 1, 0, np > 0 ? np : 1); /* process 0 has the most */
+}
+
+/* Broadcasts per panel of width b whose k-blocks are kb (pieces). */
+static double pieces(int b, int kb) {
+  if (kb <= 0 || kb % b == 0) return 1.0;
+  if (b % kb == 0) return (double)(b / kb);
+  return (double)(b / kb) + 1.0;
+}
+
+/* SUMMA or HSUMMA on a (layer) grid: row environments are runs of consecutive ranks from 0
+ * (rs = 1), column ones have stride cs. Adds to the parts; returns seconds. */
+static double layer_mm(const hp_ctx *x, int M, int N, int cs, int64_t mloc, int64_t nloc, int64_t k,
+                       int b, int64_t Mo, int gi, int gj, int kba, int kbb, int alg,
+                       double *compute, double *comm) {
+  if (k <= 0 || b <= 0) return 0.0;
+  double S = ceil((double)k / b), w = (double)k / S; /* average panel width */
+  double gemm = hp_gemm(x, (double)mloc, (double)nloc, w);
+  double pack = pack_t(x, 8.0 * w * ((double)mloc / N + (double)nloc / M));
+  double pa = pieces(b, kba), pb = pieces(b, kbb);
+  double cstep;
+  int hier = (gi > 1 || gj > 1) && !(gi == M && gj == N);
+  if (!hier) {
+    hp_env row = hp_env_of(x, 0, 1, N), col = hp_env_of(x, 0, cs, M);
+    cstep = pa * hp_bcast(x, row, alg, 8.0 * mloc * w / pa) +
+            pb * hp_bcast(x, col, alg, 8.0 * nloc * w / pb);
+  } else {
+    int qI = M / gi, qJ = N / gj;
+    double per = (double)Mo / b;
+    if (per < 1) per = 1;
+    hp_env rin = hp_env_of(x, 0, 1, qJ), rout = hp_env_of(x, 0, qJ, gj);
+    hp_env cin = hp_env_of(x, 0, cs, qI), cout = hp_env_of(x, 0, qI * cs, gi);
+    double inner = pa * hp_bcast(x, rin, alg, 8.0 * mloc * w / pa) +
+                   pb * hp_bcast(x, cin, alg, 8.0 * nloc * w / pb);
+    double outer =
+        pieces((int)Mo, kba) * hp_bcast(x, rout, alg, 8.0 * mloc * w * per / pieces((int)Mo, kba)) +
+        pieces((int)Mo, kbb) * hp_bcast(x, cout, alg, 8.0 * nloc * w * per / pieces((int)Mo, kbb));
+    cstep = inner + outer / per;
+  }
+  double ovl = (alg == HBSP_AUTO || alg == HBSP_NATIVE) ? x->ovl : 0.0;
+  double work = gemm + pack;
+  double t = cstep + S * work + (S - 1) * (cstep - ovl * fmin(work, cstep));
+  *compute += S * work;
+  *comm += S * cstep;
+  return t;
+}
+
+/* Remap of an operand with h local words into the computing layout (mm_remap). */
+static double remap_t(const hp_ctx *x, double h) {
+  hp_env w = hp_env_of(x, 0, 1, x->P);
+  return pack_t(x, 16.0 * h) + hp_sync(x, w, h) + 2 * hp_allreduce_small(x, w, 0);
+}
+
+int hp_layer_split(int c, int M, int N) {
+  int r = M % c == 0, cl = N % c == 0;
+  if (r && cl) return fabs(log((double)M / c) - log(N)) <= fabs(log(M) - log((double)N / c));
+  return r ? 1 : cl ? 0 : -1;
+}
+
+double hp_mm_time(const hp_ctx *x, const hp_mm *c, double *compute, double *comm, double *exposed) {
+  double cp = 0, cm = 0, t = 0;
+  int M = c->M, N = c->N;
+  int64_t m = c->m, n = c->n, k = c->k;
+  if (m <= 0 || n <= 0) {
+    t = 0;
+  } else if (k <= 0) {
+    t = cp = pack_t(x, 8.0 * numroc0(m, c->mb, M) * numroc0(n, c->nb, N));
+  } else if (M * N == 1) {
+    t = cp = hp_gemm(x, (double)m, (double)n, (double)k);
+  } else if (c->alg == HLA_MM_3D && c->c > 1) {
+    int split = c->split_rows, ML = split ? M / c->c : M, NL = split ? N : N / c->c;
+    int64_t panels = (k + c->b - 1) / c->b, kshare = ((panels + c->c - 1) / c->c) * c->b;
+    int64_t kl = kshare < k ? kshare : k;
+    int64_t mL = numroc0(m, c->mb, ML), nL = numroc0(n, c->nb, NL);
+    double ha = (double)mL * numroc0(kshare, c->b, NL), hb = (double)numroc0(kshare, c->b, ML) * nL;
+    double rm = remap_t(x, ha) + remap_t(x, hb);
+    cm += rm;
+    t += rm;
+    t += layer_mm(x, ML, NL, N, mL, nL, kl, c->b, c->b, 1, 1, c->b, c->b, c->bcast_alg, &cp, &cm);
+    /* pack C_l, reduce over the fibre, add into C */
+    hp_env fib = hp_env_of(x, 0, split ? ML * N : NL, c->c);
+    double words = (double)mL * nL, gamma = 1.0 / x->copy;
+    hplan_link lk = fib.spans > 1 ? x->inter : x->intra;
+    double red = c->c * hplan_coll_time(HPLAN_REDUCE, HBSP_NATIVE, c->c, 1, 8.0 * words / c->c, 0,
+                                        gamma, lk, lk);
+    double loc = pack_t(x, 8.0 * words) + pack_t(x, 16.0 * words / c->c);
+    t += red + loc;
+    cm += red;
+    cp += loc;
+  } else {
+    int64_t mloc = numroc0(m, c->mb, M), nloc = numroc0(n, c->nb, N);
+    if (!c->a_here) {
+      double r = remap_t(x, (double)mloc * numroc0(k, c->b, N));
+      t += r, cm += r;
+    }
+    if (!c->b_here) {
+      double r = remap_t(x, (double)numroc0(k, c->b, M) * nloc);
+      t += r, cm += r;
+    }
+    int kba = c->a_here ? c->kba : c->b, kbb = c->b_here ? c->kbb : c->b;
+    int gi = c->alg == HLA_MM_HSUMMA ? c->gi : 1, gj = c->alg == HLA_MM_HSUMMA ? c->gj : 1;
+    t += layer_mm(x, M, N, N, mloc, nloc, k, c->b, c->Mo > 0 ? c->Mo : c->b, gi, gj, kba, kbb,
+                  c->bcast_alg, &cp, &cm);
+    double sc = pack_t(x, 8.0 * mloc * nloc); /* C := beta C */
+    t += sc, cp += sc;
+  }
+  if (compute) *compute = cp;
+  if (comm) *comm = cm;
+  if (exposed) *exposed = t - cp > 0 ? t - cp : 0;
+  return t;
+}
+
+void hp_hsumma_comm(int alg, double m, double n, double k, int M, int N, int gi, int gj, double Mo,
+                    double b, hplan_link lk, double *lat, double *bw) {
+  hplan_link la = {lk.alpha, 0}, lb = {0, lk.beta};
+  double mloc = m / M, nloc = n / N;
+  int qI = M / gi, qJ = N / gj;
+  for (int pass = 0; pass < 2; pass++) {
+    hplan_link l = pass ? lb : la;
+    double inner =
+        (k / b) * (bcast1(alg, qJ, 8 * mloc * b, 0, l) + bcast1(alg, qI, 8 * nloc * b, 0, l));
+    double outer =
+        (k / Mo) * (bcast1(alg, gj, 8 * mloc * Mo, 0, l) + bcast1(alg, gi, 8 * nloc * Mo, 0, l));
+    *(pass ? bw : lat) = inner + outer;
+  }
+}
+
+/* ---------------------------------------------------------------- LU and solve */
+
+/* Largest number of local indices >= j over the np processes (blocks of nb). */
+static double local_from(int64_t n, int64_t j, int nb, int np) {
+  int64_t best = 0;
+  for (int p = 0; p < np; p++) {
+    int64_t v = hmat_numroc(n, nb, p, np) - hmat_numroc(j, nb, p, np);
+    if (v > best) best = v;
+  }
+  return (double)best;
+}
+
+/* The panel of block step k (columns j0 .. j0 + jb, rows R local). */
+static double lu_panel(const hp_ctx *x, const hp_lu *c, hp_env col, double R, double jb,
+                       double *comm) {
+  double fl = R * jb * jb - jb * jb * jb / 3.0;
+  if (fl < R * jb) fl = R * jb;
+  double rate = x->panel_rate * jb / (jb + x->panel_half);
+  double t = fl / rate;
+  if (c->M > 1) {
+    int hier = c->alg == HLA_LU_HIER;
+    double percol = hp_allreduce_small(x, col, hier) + hp_sync(x, col, c->M * (jb + 1));
+    double leafmem = pack_t(x, 8.0 * R * 8); /* the BLAS-2 leaf updates, memory bound */
+    double nrec = jb / 8 - 1 > 0 ? jb / 8 - 1 : 0, wrec = jb * (jb - 8) / 2;
+    double rec = nrec > 0 ? nrec * (hier ? hp_bcast_nodes(x, col, c->bcast_alg, 8 * wrec / nrec)
+                                         : hp_bcast(x, col, c->bcast_alg, 8 * wrec / nrec))
+                          : 0.0;
+    double cm = jb * percol + rec;
+    *comm += cm;
+    t += cm + jb * leafmem;
+  }
+  return t;
+}
+
+double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm, double *exposed) {
+  int64_t n = c->n;
+  int nb = c->nb, M = c->M, N = c->N;
+  double cp = 0, cm = 0, t = 0;
+  if (n <= 0 || nb <= 0) goto done;
+  hp_env row = hp_env_of(x, 0, 1, N), col = hp_env_of(x, 0, N, M);
+  int hier = c->alg == HLA_LU_HIER;
+  int la = c->lookahead > 0 && N > 1;
+  int early = la && (!hier || row.spans <= 1 || row.per_node <= 1) &&
+              (c->bcast_alg == HBSP_AUTO || c->bcast_alg == HBSP_NATIVE);
+  double Call = local_from(n, 0, nb, N);
+  double pnext = 0; /* panel k + 1, factored in step k (look-ahead) */
+  int64_t steps = (n + nb - 1) / nb;
+  for (int64_t k = 0; k < steps; k++) {
+    int64_t j0 = k * nb, j1 = j0 + nb < n ? j0 + nb : n;
+    double jb = (double)(j1 - j0);
+    double R0 = local_from(n, j0, nb, M), R1 = local_from(n, j1, nb, M);
+    double Cn = local_from(n, j1, nb, N);
+    double cmp = 0; /* communication of this step */
+    double panel;
+    if (la && k > 0)
+      panel = 0; /* factored in step k - 1 */
+    else
+      panel = lu_panel(x, c, col, R0, jb, &cmp);
+    cp += panel;
+    double Lb = 8.0 * (jb + 1 + R0 * jb);
+    double L = hier ? hp_bcast_nodes(x, row, c->bcast_alg, Lb) : hp_bcast(x, row, c->bcast_alg, Lb);
+    cmp += L;
+    double swap;
+    if (M == 1) {
+      swap = pack_t(x, 2.0 * 2 * jb * 8 * Call);
+      cp += swap;
+    } else {
+      double h = 2.0 * jb * (M - 1) / M * Call;
+      double s = hp_sync(x, col, h);
+      swap = pack_t(x, 2.0 * 8 * h) + s;
+      cmp += s;
+      cp += swap - s;
+    }
+    double trsm = Cn > 0 ? 0.6 * hp_gemm(x, jb, Cn, jb) + pack_t(x, 8.0 * jb * Cn) : 0.0;
+    double Ub = hier ? hp_bcast_nodes(x, col, c->bcast_alg, 8.0 * jb * Cn)
+                     : hp_bcast(x, col, c->bcast_alg, 8.0 * jb * Cn);
+    cmp += Ub;
+    double upd = hp_gemm(x, R1, Cn, jb);
+    cp += trsm + upd;
+    double step;
+    if (!la) {
+      step = panel + L + swap + trsm + Ub + upd;
+    } else {
+      double nj = (double)(n - j1 < nb ? n - j1 : nb);
+      double upd_next = nj > 0 ? hp_gemm(x, R1, nj, jb) : 0.0;
+      double pn = 0;
+      if (nj > 0) {
+        double pc = 0;
+        pn = lu_panel(x, c, col, R1, nj, &pc);
+        cmp += pc;
+        cp += pn;
+      }
+      step = panel + (early ? (1 - x->ovl) * L : L) + swap + trsm + Ub + fmax(upd, upd_next + pn);
+      pnext = pn;
+    }
+    (void)pnext;
+    cm += cmp;
+    t += step;
+  }
+  if (c->nrhs > 0) {
+    double s = hp_solve_time(x, n, M, N, nb, c->nrhs);
+    t += s;
+  }
+done:
+  if (compute) *compute = cp;
+  if (comm) *comm = cm;
+  if (exposed) *exposed = t - cp > 0 ? t - cp : 0;
+  return t;
+}
+
+double hp_solve_time(const hp_ctx *x, int64_t n, int M, int N, int nb, int nrhs) {
+  if (n <= 0 || nrhs <= 0 || nb <= 0) return 0.0;
+  hp_env col = hp_env_of(x, 0, N, M);
+  int holders = (int)((nrhs + nb - 1) / nb);
+  if (holders > N) holders = N;
+  hp_env row = hp_env_of(x, 0, 1, holders > 1 ? holders : (N > 1 ? 2 : 1));
+  double Cb = local_from(nrhs, 0, nb, N), t = 0;
+  /* the permutation: every moved row once, one superstep of the column */
+  double h = (double)n / M * Cb;
+  t += pack_t(x, 16.0 * h) + hp_sync(x, col, M > 1 ? h : 0);
+  int64_t steps = (n + nb - 1) / nb;
+  for (int64_t k = 0; k < steps; k++) {
+    int64_t j0 = k * nb, j1 = j0 + nb < n ? j0 + nb : n;
+    double jb = (double)(j1 - j0), R = local_from(n, j1, nb, M);
+    double one = hp_bcast(x, row, HBSP_NATIVE, 8.0 * R * jb) +
+                 hp_bcast(x, col, HBSP_NATIVE, 8.0 * jb * Cb) + 0.6 * hp_gemm(x, jb, Cb, jb) +
+                 hp_gemm(x, R, Cb, jb);
+    t += 2 * one; /* forward and backward */
+  }
+  return t;
+}

@@ -1,0 +1,966 @@
+/* hla — the machine probe (hplan_probe), the machine file (hplan_save / hplan_load), and the lazy
+ * model of a grid (hplan_grid_machine).
+ *
+ * What the probe measures, in this order, on a split of env (its own traffic):
+ *   r            DAXPY pairs (hbsp_probe_rate, bspbench's r);
+ *   dgemm        every rank at once with the thread policy's threads: m = n = 768 and
+ *                k = 32 ... 768, then m = 16, 48, 768 with k = 256; 1/rate is fitted linear in 1/k
+ *                and in 1/m (least squares), which gives the asymptotic rate, khalf and mhalf;
+ *   threads      one rank per node (the others sleep in the barriers) with 1, 2, ... cores threads
+ *                (at most 12 counts: 1, 2, 4, ... and the core count above 8), m = n = k ~ 768;
+ *   panel LU     hkern_panel_lu of 2048 x 32 and 2048 x 128, every rank at once (fit in 1/jb);
+ *   copy         hkern_pack of a 1024 x 512 block with leading dimension 2048, every rank at once;
+ *   links        ping-pong in rounds of the XOR partner function (hplan_pairwise, at most 64
+ *                rounds): the median latency and inverse bandwidth of the pairs inside a node and
+ *                of those across nodes;
+ *   BSP          g (bulk puts, h up to 16384 words) and l (h up to 32 words) of hbsp_sync, and one
+ *                small max-with-location allreduce, for the world, the node environments and the
+ *                rows and columns of the most square grid (all subsets at once);
+ *   broadcasts   world broadcast per algorithm at 8 B, 64 KiB, 1 MiB;
+ *   overlap      an MPI_Ibcast of 1 MiB against a dgemm of about the same time that tests it
+ *                between four slices: overlap = (t_bcast + t_gemm - t_both) / min(both).
+ * Every timing: a barrier, each rank times its part, the maximum over ranks is one repetition; at
+ * least 3 and at most 9 repetitions (after a warm-up), until the last three are within 5 % of
+ * their median; the median is kept. All ranks see the same maxima, so they take the same
+ * decisions and end with the same model.
+ */
+#define _GNU_SOURCE /* gethostname, nanosleep, mkdir */
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+#include <cblas.h>
+#include <omp.h>
+#include "bsp/coll_impl.h"
+#include "bsp/probe.h"
+#include "dist/plan_impl.h"
+#include "kernels/kernels.h"
+
+/* ---------------------------------------------------------------- timing */
+
+/* Wait for a request without spinning (so that a computing rank on the same core runs). */
+static int sleepy_wait(MPI_Request *r) {
+  int done = 0;
+  while (!done) {
+    if (MPI_Test(r, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return HLA_ERR_MPI;
+    if (!done) {
+      struct timespec ts = {0, 50000};
+      nanosleep(&ts, NULL);
+    }
+  }
+  return HLA_OK;
+}
+
+static int barrier(MPI_Comm comm, int sleepy) {
+  if (!sleepy) return MPI_Barrier(comm) == MPI_SUCCESS ? HLA_OK : HLA_ERR_MPI;
+  MPI_Request r;
+  if (MPI_Ibarrier(comm, &r) != MPI_SUCCESS) return HLA_ERR_MPI;
+  return sleepy_wait(&r);
+}
+
+static double median_of(const double *v, int n) {
+  double s[64];
+  if (n > 64) n = 64;
+  memcpy(s, v, (size_t)n * sizeof *s);
+  for (int i = 1; i < n; i++)
+    for (int j = i; j > 0 && s[j - 1] > s[j]; j--) {
+      double t = s[j];
+      s[j] = s[j - 1], s[j - 1] = t;
+    }
+  return n == 0 ? 0.0 : n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+}
+
+typedef int (*probe_fn)(void *arg);
+
+#define REPS_MIN 3
+#define REPS_MAX 9
+#define REPS_TOL 0.05
+
+/* Time fn (on the active ranks; prep before each repetition, untimed) as described at the top;
+ * *med = the median of the per-repetition maxima over ranks divided by inner. Collective over
+ * comm. An error of fn on any rank makes every rank return it (HLA_ERR_INTERNAL if codes differ).
+ */
+static int timed(MPI_Comm comm, int active, int sleepy, probe_fn fn, probe_fn prep, void *arg,
+                 int inner, double *med) {
+  double t[REPS_MAX];
+  int n = 0, err = HLA_OK;
+  *med = 0;
+  if (inner < 1) inner = 1;
+  for (int rep = -1; rep < REPS_MAX; rep++) {
+    if (active && prep && err == HLA_OK) err = prep(arg);
+    int e = barrier(comm, sleepy);
+    if (e != HLA_OK) return e;
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < inner && active && err == HLA_OK; i++) err = fn(arg);
+    double v[2] = {active ? MPI_Wtime() - t0 : 0.0, (double)err};
+    if (sleepy) {
+      MPI_Request r;
+      if (MPI_Iallreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, comm, &r) != MPI_SUCCESS)
+        return HLA_ERR_MPI;
+      if ((e = sleepy_wait(&r)) != HLA_OK) return e;
+    } else if (MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS) {
+      return HLA_ERR_MPI;
+    }
+    if (v[1] != 0) return (int)v[1];
+    if (rep < 0) continue;
+    t[n++] = v[0] / inner;
+    if (n >= REPS_MIN) {
+      double md = median_of(t + n - REPS_MIN, REPS_MIN), lo = md, hi = md;
+      for (int i = n - REPS_MIN; i < n; i++) lo = fmin(lo, t[i]), hi = fmax(hi, t[i]);
+      if (md > 0 && (hi - lo) / md < REPS_TOL) break;
+    }
+  }
+  *med = median_of(t, n);
+  return HLA_OK;
+}
+
+/* ---------------------------------------------------------------- local kernels to time */
+
+typedef struct {
+  int64_t m, n, k, ld;
+  double *a, *b, *c;
+  int slices;       /* > 0: cut into column slices, testing req in between */
+  MPI_Request *req; /* may be NULL */
+} gemm_arg;
+
+static int run_gemm(void *p) {
+  gemm_arg *g = p;
+  if (g->slices <= 1)
+    return hkern_dgemm('N', 'N', g->m, g->n, g->k, 1.0, g->a, g->ld, g->b, g->ld, 0.0, g->c, g->ld);
+  int64_t w = (g->n + g->slices - 1) / g->slices;
+  for (int64_t j = 0; j < g->n; j += w) {
+    int64_t nc = g->n - j < w ? g->n - j : w;
+    HLA_CALL(hkern_dgemm('N', 'N', g->m, nc, g->k, 1.0, g->a, g->ld, g->b + j * g->ld, g->ld, 0.0,
+                         g->c + j * g->ld, g->ld));
+    if (g->req && *g->req != MPI_REQUEST_NULL) {
+      int done;
+      MPI_Test(g->req, &done, MPI_STATUS_IGNORE);
+    }
+  }
+  return HLA_OK;
+}
+
+typedef struct {
+  int64_t m, jb;
+  double *a, *orig;
+  int64_t *ipiv;
+} panel_arg;
+
+static int prep_panel(void *p) {
+  panel_arg *q = p;
+  memcpy(q->a, q->orig, (size_t)(q->m * q->jb) * sizeof(double));
+  return HLA_OK;
+}
+
+static int run_panel(void *p) {
+  panel_arg *q = p;
+  int64_t info;
+  return hkern_panel_lu(q->m, q->jb, q->a, q->m, q->ipiv, &info);
+}
+
+typedef struct {
+  int64_t m, n, lda;
+  double *a, *buf;
+} copy_arg;
+
+static int run_copy(void *p) {
+  copy_arg *c = p;
+  hkern_pack(c->m, c->n, c->a, c->lda, c->buf);
+  return HLA_OK;
+}
+
+typedef struct {
+  hbsp_env env;
+  void *buf;
+  size_t bytes;
+  hbsp_coll how;
+  int native; /* 1: MPI_Ibcast + wait (for the overlap) */
+  MPI_Request *req;
+} bcast_arg;
+
+static int run_bcast(void *p) {
+  bcast_arg *b = p;
+  if (b->native) {
+    MPI_Request r;
+    if (MPI_Ibcast(b->buf, (int)b->bytes, MPI_BYTE, 0, hbsp_comm(b->env), &r) != MPI_SUCCESS)
+      return HLA_ERR_MPI;
+    return MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS ? HLA_OK : HLA_ERR_MPI;
+  }
+  return hbsp_coll_bcast(b->env, b->buf, b->bytes, 0, &b->how);
+}
+
+typedef struct {
+  bcast_arg *b;
+  gemm_arg *g;
+} both_arg;
+
+static int run_both(void *p) {
+  both_arg *x = p;
+  MPI_Request r;
+  if (MPI_Ibcast(x->b->buf, (int)x->b->bytes, MPI_BYTE, 0, hbsp_comm(x->b->env), &r) != MPI_SUCCESS)
+    return HLA_ERR_MPI;
+  x->g->req = &r;
+  int e = run_gemm(x->g);
+  x->g->req = NULL;
+  if (MPI_Wait(&r, MPI_STATUS_IGNORE) != MPI_SUCCESS) return HLA_ERR_MPI;
+  return e;
+}
+
+typedef struct {
+  hbsp_env env;
+} ar_arg;
+
+static int run_ar(void *p) {
+  ar_arg *a = p;
+  hbsp_dloc in = {(double)hbsp_rank(a->env), hbsp_rank(a->env)}, out;
+  return hbsp_coll_allreduce(a->env, &in, &out, 1, HBSP_DOUBLE_INDEX, HBSP_MAXABSLOC, NULL);
+}
+
+/* ---------------------------------------------------------------- fits */
+
+/* 1/rate = a + c / x  ->  asymptotic rate 1/a and half length c/a. */
+static void fit_half(const double *x, const double *rate, int n, double *rinf, double *half) {
+  double xi[16], yi[16], s, i0;
+  for (int i = 0; i < n; i++) xi[i] = 1.0 / x[i], yi[i] = 1.0 / rate[i];
+  if (hbsp_ols(xi, yi, n, &s, &i0) != HLA_OK || !(i0 > 0) || s < 0) {
+    double best = 0;
+    for (int i = 0; i < n; i++) best = fmax(best, rate[i]);
+    *rinf = best, *half = 0;
+    return;
+  }
+  *rinf = 1.0 / i0;
+  *half = s / i0;
+}
+
+/* ---------------------------------------------------------------- the probe */
+
+typedef struct {
+  hbsp_env penv, node, row, col;
+  double *a, *b, *c, *pa, *po;
+  int64_t *ipiv;
+  char *bb;
+} probe_ws;
+
+static void ws_free(probe_ws *w) {
+  free(w->a), free(w->b), free(w->c), free(w->pa), free(w->po), free(w->ipiv), free(w->bb);
+}
+
+static void fill(double *v, int64_t n, uint64_t seed) {
+  uint64_t s = seed;
+  for (int64_t i = 0; i < n; i++) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    v[i] = (double)(s >> 11) * 0x1.0p-53 - 0.5;
+  }
+}
+
+/* BSP g, l and the small allreduce of sub (one of the subsets of penv, all measured at once). */
+static int probe_env(probe_ws *w, hbsp_env sub, hplan_machine *m, int idx) {
+  int p = hbsp_size(sub), pmax = p;
+  MPI_Allreduce(MPI_IN_PLACE, &pmax, 1, MPI_INT, MPI_MAX, hbsp_comm(w->penv));
+  m->env_p[idx] = pmax;
+  if (pmax < 2) return HLA_OK;
+  hbsp_hrel_opts small = {0, 32, 4, 5, 2, HBSP_HREL_BULK};
+  hbsp_hrel_opts big = {0, 16384, 4, 3, 1, HBSP_HREL_BULK};
+  hbsp_gl gs, gb;
+  HLA_CALL(hbsp_probe_gl_sub(w->penv, sub, 1, &small, 0, &gs));
+  HLA_CALL(hbsp_probe_gl_sub(w->penv, sub, 1, &big, 0, &gb));
+  m->l[idx] = gs.l > 0 ? gs.l : gs.t[0];
+  m->g[idx] = gb.g > 0 ? gb.g : 0;
+  ar_arg a = {sub};
+  return timed(hbsp_comm(w->penv), 1, 0, run_ar, NULL, &a, 10, &m->ar[idx]);
+}
+
+static int probe_body(hbsp_env env, probe_ws *w, hplan_machine *m) {
+  MPI_Comm pc;
+  int P = hbsp_size(env), me = hbsp_rank(env);
+  HLA_CALL(hbsp_split(env, 0, me, &w->penv));
+  pc = hbsp_comm(w->penv);
+  double t0 = MPI_Wtime();
+  HLA_CALL(hbsp_node(w->penv, &w->node));
+
+  /* who and where */
+  memset(m, 0, sizeof *m);
+  m->version = HPLAN_VERSION;
+  m->P = P;
+  if (me == 0 && gethostname(m->host, sizeof m->host - 1) != 0) strcpy(m->host, "unknown");
+  MPI_Bcast(m->host, sizeof m->host, MPI_CHAR, 0, pc);
+  int leader = hbsp_rank(w->node) == 0;
+  MPI_Allreduce(&leader, &m->nodes, 1, MPI_INT, MPI_SUM, pc);
+  MPI_Comm shm;
+  if (MPI_Comm_split_type(pc, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &shm) != MPI_SUCCESS)
+    return HBSP_FAIL(env, HLA_ERR_MPI, "hplan_probe: MPI_Comm_split_type failed");
+  int shm_size, shm_rank;
+  MPI_Comm_size(shm, &shm_size);
+  MPI_Comm_rank(shm, &shm_rank);
+  MPI_Comm_free(&shm);
+  MPI_Allreduce(&shm_size, &m->ranks_per_node, 1, MPI_INT, MPI_MAX, pc);
+  m->cores_per_node = hkern_node_cores();
+  MPI_Allreduce(MPI_IN_PLACE, &m->cores_per_node, 1, MPI_INT, MPI_MIN, pc);
+  long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+  m->mem_per_node = pages > 0 && psz > 0 ? (double)pages * (double)psz : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &m->mem_per_node, 1, MPI_DOUBLE, MPI_MIN, pc);
+  int threads = hkern_threads_choose(getenv("HLA_NUM_THREADS"), shm_size, m->cores_per_node,
+                                     hkern_affinity_cores());
+  openblas_set_num_threads(threads);
+  omp_set_num_threads(threads);
+  MPI_Allreduce(&threads, &m->threads, 1, MPI_INT, MPI_MAX, pc);
+
+  /* r */
+  hbsp_rate rr;
+  HLA_CALL(hbsp_probe_rate(w->penv, 1 << 12, 1e-3, NULL, &rr));
+  m->r = rr.ravg;
+
+  /* dgemm: k and m sweeps with every rank computing */
+  const int64_t NR = 768;
+  int ok = (w->a = malloc(sizeof(double) * NR * NR)) && (w->b = malloc(sizeof(double) * NR * NR)) &&
+           (w->c = malloc(sizeof(double) * NR * NR * 2)) &&
+           (w->pa = malloc(sizeof(double) * 2048 * 128)) &&
+           (w->po = malloc(sizeof(double) * 2048 * 128)) &&
+           (w->ipiv = malloc(sizeof(int64_t) * 128)) && (w->bb = malloc((size_t)1 << 20));
+  HLA_CALL(hbsp_agree(
+      w->penv, ok ? HLA_OK : HBSP_FAIL(w->penv, HLA_ERR_NOMEM, "hplan_probe: out of memory")));
+  fill(w->a, NR * NR, 1 + me), fill(w->b, NR * NR, 2 + me), fill(w->c, NR * NR * 2, 3);
+  fill(w->po, 2048 * 128, 4 + me);
+  memset(w->bb, 1, (size_t)1 << 20);
+  {
+    const double ks[5] = {32, 64, 128, 256, 768}, ms[3] = {16, 48, 768};
+    double rk[5], rm[3], t, rinf_k, rinf_m;
+    for (int i = 0; i < 5; i++) {
+      gemm_arg g = {NR, NR, (int64_t)ks[i], NR, w->a, w->b, w->c, 0, NULL};
+      HLA_CALL(timed(pc, 1, 0, run_gemm, NULL, &g, 1, &t));
+      rk[i] = 2.0 * NR * NR * ks[i] / t;
+    }
+    for (int i = 0; i < 3; i++) {
+      gemm_arg g = {(int64_t)ms[i], NR, 256, NR, w->a, w->b, w->c, 0, NULL};
+      HLA_CALL(timed(pc, 1, 0, run_gemm, NULL, &g, ms[i] < 64 ? 4 : 1, &t));
+      rm[i] = 2.0 * ms[i] * NR * 256 / t;
+    }
+    fit_half(ks, rk, 5, &rinf_k, &m->gemm_khalf);
+    fit_half(ms, rm, 3, &rinf_m, &m->gemm_mhalf);
+    m->gemm_rate = rinf_k * (1 + m->gemm_mhalf / NR);
+  }
+
+  /* dgemm per thread count: one rank per node, the others asleep */
+  {
+    int cores = m->cores_per_node, counts[16], nc = 0;
+    for (int t = 1; t <= cores && nc < 12; t = t < 8 ? t + 1 : t * 2) counts[nc++] = t;
+    if (counts[nc - 1] != cores && nc < 16 && cores <= HPLAN_MAX_THREADS) counts[nc++] = cores;
+    m->nthreads = cores < HPLAN_MAX_THREADS ? cores : HPLAN_MAX_THREADS;
+    double meas[16];
+    for (int i = 0; i < nc; i++) {
+      int t = counts[i];
+      int64_t s = NR; /* more threads, the same size: enough work up to a few threads */
+      if (leader) openblas_set_num_threads(t), omp_set_num_threads(t);
+      gemm_arg g = {s, s, s, NR, w->a, w->b, w->c, 0, NULL};
+      double tt;
+      HLA_CALL(timed(pc, leader, 1, run_gemm, NULL, &g, 1, &tt));
+      meas[i] = 2.0 * s * s * s / tt * (1 + m->gemm_khalf / s) * (1 + m->gemm_mhalf / s);
+    }
+    openblas_set_num_threads(threads);
+    omp_set_num_threads(threads);
+    for (int t = 1; t <= m->nthreads; t++) { /* interpolate between the measured counts */
+      int i = 0;
+      while (i + 1 < nc && counts[i + 1] < t) i++;
+      if (counts[i] == t || i + 1 >= nc)
+        m->gemm_threads[t - 1] = meas[i] * (counts[i] == t ? 1.0 : (double)t / counts[i]);
+      else
+        m->gemm_threads[t - 1] = meas[i] + (meas[i + 1] - meas[i]) * (t - counts[i]) /
+                                               (double)(counts[i + 1] - counts[i]);
+    }
+  }
+
+  /* node-local panel LU */
+  {
+    const double jbs[2] = {32, 128};
+    double rp[2], t;
+    for (int i = 0; i < 2; i++) {
+      panel_arg q = {2048, (int64_t)jbs[i], w->pa, w->po, w->ipiv};
+      HLA_CALL(timed(pc, 1, 0, run_panel, prep_panel, &q, 1, &t));
+      rp[i] = (2048.0 * jbs[i] * jbs[i] - jbs[i] * jbs[i] * jbs[i] / 3) / t;
+    }
+    fit_half(jbs, rp, 2, &m->panel_rate, &m->panel_half);
+  }
+
+  /* copy */
+  {
+    copy_arg c = {1024, 256, 2048, w->c, w->a};
+    double t;
+    HLA_CALL(timed(pc, 1, 0, run_copy, NULL, &c, 4, &t));
+    m->copy_rate = 8.0 * 1024 * 256 / t;
+  }
+
+  /* links */
+  m->link[HPLAN_INTRA] = m->link[HPLAN_INTER] = (hplan_link){0, 0};
+  if (P > 1) {
+    double *lat = malloc(sizeof(double) * (size_t)P * P),
+           *ib = malloc(sizeof(double) * (size_t)P * P);
+    int *node_of = malloc(sizeof(int) * (size_t)P);
+    int e = lat && ib && node_of ? HLA_OK : HLA_ERR_NOMEM;
+    e = hbsp_agree(w->penv, e != HLA_OK ? HBSP_FAIL(w->penv, e, "hplan_probe: out of memory") : e);
+    if (e == HLA_OK) e = hplan_pairwise_rounds(w->penv, 0, 1, 1 << 18, 5, 64, lat, ib);
+    if (e == HLA_OK) {
+      int key = me; /* the node of every rank: the rank of its node's first member */
+      MPI_Bcast(&key, 1, MPI_INT, 0, hbsp_comm(w->node));
+      MPI_Allgather(&key, 1, MPI_INT, node_of, 1, MPI_INT, pc);
+      double *v[4];
+      int nv[2] = {0, 0};
+      v[0] = malloc(sizeof(double) * (size_t)P * P), v[1] = malloc(sizeof(double) * (size_t)P * P);
+      v[2] = malloc(sizeof(double) * (size_t)P * P), v[3] = malloc(sizeof(double) * (size_t)P * P);
+      if (v[0] && v[1] && v[2] && v[3]) {
+        for (int s = 0; s < P; s++)
+          for (int t = s + 1; t < P; t++) {
+            if (!(lat[s * P + t] > 0)) continue;
+            int lv = node_of[s] != node_of[t];
+            v[2 * lv][nv[lv]] = lat[s * P + t], v[2 * lv + 1][nv[lv]] = ib[s * P + t];
+            nv[lv]++;
+          }
+        /* median over at most 64 pairs of each level (median_of keeps 64) */
+        for (int lv = 0; lv < 2; lv++)
+          if (nv[lv] > 0)
+            m->link[lv] =
+                (hplan_link){median_of(v[2 * lv], nv[lv]), median_of(v[2 * lv + 1], nv[lv])};
+        m->have_inter = nv[1] > 0;
+        if (nv[0] == 0) m->link[0] = m->link[1];
+        if (!m->have_inter) m->link[1] = m->link[0];
+      }
+      for (int i = 0; i < 4; i++) free(v[i]);
+    }
+    free(lat), free(ib), free(node_of);
+    HLA_CALL(e);
+  }
+
+  /* BSP per environment: world, nodes, rows and columns of the most square grid */
+  {
+    int Mg = 1;
+    for (int d = 1; d * d <= P; d++)
+      if (P % d == 0) Mg = d;
+    int Ng = P / Mg;
+    m->probe_M = Mg, m->probe_N = Ng;
+    HLA_CALL(hbsp_split(w->penv, me / Ng, me % Ng, &w->row));
+    HLA_CALL(hbsp_split(w->penv, me % Ng, me / Ng, &w->col));
+    HLA_CALL(probe_env(w, w->penv, m, HPLAN_WORLD));
+    HLA_CALL(probe_env(w, w->node, m, HPLAN_NODE));
+    HLA_CALL(probe_env(w, w->row, m, HPLAN_ROW));
+    HLA_CALL(probe_env(w, w->col, m, HPLAN_COL));
+  }
+
+  /* world broadcasts per algorithm */
+  if (P > 1) {
+    const double sizes[HPLAN_NBCAST] = HPLAN_BCAST_SIZES;
+    for (int a = HBSP_NATIVE; a <= HBSP_SCATTER_ALLGATHER; a++)
+      for (int s = 0; s < HPLAN_NBCAST; s++) {
+        bcast_arg b = {w->penv, w->bb, (size_t)sizes[s], {(hbsp_alg)a, 0, 0}, 0, NULL};
+        HLA_CALL(timed(pc, 1, 0, run_bcast, NULL, &b,
+                       s == 0   ? 20
+                       : s == 1 ? 4
+                                : 1,
+                       &m->bcast[a][s]));
+      }
+  }
+
+  /* overlap of a non-blocking broadcast with a dgemm that tests it */
+  m->overlap = 0;
+  if (P > 1) {
+    bcast_arg b = {w->penv, w->bb, (size_t)1 << 20, {HBSP_NATIVE, 0, 0}, 1, NULL};
+    double tb, tg, tboth;
+    HLA_CALL(timed(pc, 1, 0, run_bcast, NULL, &b, 1, &tb));
+    double s = cbrt(tb * m->gemm_rate / 2);
+    int64_t ns = (int64_t)(s < 64 ? 64 : s > NR ? NR : s);
+    gemm_arg g = {ns, ns, ns, NR, w->a, w->b, w->c, 4, NULL};
+    HLA_CALL(timed(pc, 1, 0, run_gemm, NULL, &g, 1, &tg));
+    both_arg x = {&b, &g};
+    HLA_CALL(timed(pc, 1, 0, run_both, NULL, &x, 1, &tboth));
+    double mn = fmin(tb, tg);
+    m->overlap = mn > 0 ? fmax(0.0, fmin(1.0, (tb + tg - tboth) / mn)) : 0.0;
+  }
+
+  double el = MPI_Wtime() - t0;
+  MPI_Allreduce(&el, &m->seconds, 1, MPI_DOUBLE, MPI_MAX, pc);
+  return HLA_OK;
+}
+
+int hplan_probe(hbsp_env env, hplan_machine *m) {
+  if (env == NULL) return HLA_ERR_ARG;
+  HLA_CALL(hbsp_agree(env, m ? HLA_OK : HBSP_FAIL(env, HLA_ERR_ARG, "hplan_probe: m is NULL")));
+  int old = hkern_threads_get(), old_omp = omp_get_max_threads();
+  probe_ws w;
+  memset(&w, 0, sizeof w);
+  hplan_machine tmp;
+  int code = probe_body(env, &w, &tmp);
+  hbsp_env *envs[4] = {&w.col, &w.row, &w.node, &w.penv};
+  for (int i = 0; i < 4; i++)
+    if (*envs[i]) hbsp_free(envs[i]);
+  ws_free(&w);
+  openblas_set_num_threads(old);
+  omp_set_num_threads(old_omp);
+  if (code != HLA_OK && !hbsp_errmsg(env)[0])
+    HBSP_FAIL(env, code, "hplan_probe: failed (%s)", hla_strerror(code));
+  code = hbsp_agree(env, code);
+  if (code == HLA_OK) *m = tmp;
+  return code;
+}
+
+/* ---------------------------------------------------------------- synthetic machines */
+
+void hplan_machine_synthetic(hplan_machine *m, int P, int nodes, int cores, double rate,
+                             hplan_link intra, hplan_link inter) {
+  memset(m, 0, sizeof *m);
+  if (P < 1) P = 1;
+  if (nodes < 1) nodes = 1;
+  if (nodes > P) nodes = P;
+  if (cores < 1) cores = 1;
+  m->version = HPLAN_VERSION;
+  strcpy(m->host, "synthetic");
+  m->P = P, m->nodes = nodes, m->cores_per_node = cores;
+  m->ranks_per_node = (P + nodes - 1) / nodes;
+  m->threads = cores / m->ranks_per_node > 0 ? cores / m->ranks_per_node : 1;
+  double sh = (double)m->ranks_per_node * m->threads <= cores
+                  ? 1.0
+                  : (double)cores / ((double)m->ranks_per_node * m->threads);
+  m->r = rate / 8;
+  m->nthreads = cores < HPLAN_MAX_THREADS ? cores : HPLAN_MAX_THREADS;
+  for (int t = 1; t <= m->nthreads; t++) m->gemm_threads[t - 1] = rate * t;
+  m->gemm_rate = rate * m->threads * sh;
+  m->gemm_khalf = 32, m->gemm_mhalf = 16;
+  m->panel_rate = 0.5 * m->gemm_rate, m->panel_half = 32;
+  m->copy_rate = 4e9;
+  m->link[HPLAN_INTRA] = intra;
+  m->link[HPLAN_INTER] = nodes > 1 ? inter : intra;
+  m->have_inter = nodes > 1;
+  int Mg = 1;
+  for (int d = 1; d * d <= P; d++)
+    if (P % d == 0) Mg = d;
+  m->probe_M = Mg, m->probe_N = P / Mg;
+  int ps[HPLAN_NENV] = {P, m->ranks_per_node, P / Mg, Mg};
+  for (int i = 0; i < HPLAN_NENV; i++) {
+    int p = ps[i];
+    m->env_p[i] = p;
+    if (p < 2) continue;
+    double lg = ceil(log2((double)p) - 1e-12);
+    m->g[i] = 8 * intra.beta;
+    m->l[i] = ((p - 1) + 2 * lg) * intra.alpha;
+    m->ar[i] = 2 * lg * intra.alpha;
+  }
+  m->overlap = 0.5;
+}
+
+/* ---------------------------------------------------------------- the machine file */
+
+typedef enum { F_INT, F_DBL, F_STR } ftype;
+typedef struct {
+  const char *name;
+  ftype type;
+  size_t off;
+  int count;
+} field;
+
+#define FLD(n, t, c)                                                                               \
+  { #n, t, offsetof(hplan_machine, n), c }
+static const field fields[] = {FLD(version, F_INT, 1),
+                               FLD(host, F_STR, 64),
+                               FLD(P, F_INT, 1),
+                               FLD(nodes, F_INT, 1),
+                               FLD(ranks_per_node, F_INT, 1),
+                               FLD(cores_per_node, F_INT, 1),
+                               FLD(threads, F_INT, 1),
+                               FLD(mem_per_node, F_DBL, 1),
+                               FLD(r, F_DBL, 1),
+                               FLD(gemm_rate, F_DBL, 1),
+                               FLD(gemm_khalf, F_DBL, 1),
+                               FLD(gemm_mhalf, F_DBL, 1),
+                               FLD(nthreads, F_INT, 1),
+                               FLD(gemm_threads, F_DBL, HPLAN_MAX_THREADS),
+                               FLD(panel_rate, F_DBL, 1),
+                               FLD(panel_half, F_DBL, 1),
+                               FLD(copy_rate, F_DBL, 1),
+                               FLD(link, F_DBL, 4),
+                               FLD(have_inter, F_INT, 1),
+                               FLD(env_p, F_INT, HPLAN_NENV),
+                               FLD(g, F_DBL, HPLAN_NENV),
+                               FLD(l, F_DBL, HPLAN_NENV),
+                               FLD(ar, F_DBL, HPLAN_NENV),
+                               FLD(probe_M, F_INT, 1),
+                               FLD(probe_N, F_INT, 1),
+                               FLD(bcast, F_DBL, 6 * HPLAN_NBCAST),
+                               FLD(overlap, F_DBL, 1),
+                               FLD(seconds, F_DBL, 1)};
+#define NFIELDS ((int)(sizeof fields / sizeof fields[0]))
+/* Most entries a file keeps. */
+#define FILE_MAX 64
+
+static void write_entry(FILE *f, const hplan_machine *m) {
+  fprintf(f, "  {");
+  for (int i = 0; i < NFIELDS; i++) {
+    const field *d = &fields[i];
+    const char *base = (const char *)m + d->off;
+    fprintf(f, "%s\n   \"%s\": ", i ? "," : "", d->name);
+    int count = d->count;
+    if (strcmp(d->name, "gemm_threads") == 0) count = m->nthreads > 0 ? m->nthreads : 1;
+    if (d->type == F_STR) {
+      fputc('"', f);
+      for (const char *s = base; *s && s < base + d->count; s++)
+        if (*s != '"' && *s != '\\' && (unsigned char)*s >= 32) fputc(*s, f);
+      fputc('"', f);
+      continue;
+    }
+    if (count > 1) fputc('[', f);
+    for (int j = 0; j < count; j++) {
+      if (j) fputs(", ", f);
+      if (d->type == F_INT)
+        fprintf(f, "%d", ((const int *)base)[j]);
+      else
+        fprintf(f, "%.17g", ((const double *)base)[j]);
+    }
+    if (count > 1) fputc(']', f);
+  }
+  fprintf(f, "\n  }");
+}
+
+/* A tiny reader for the subset of JSON that write_entry produces (and any JSON: unknown values
+ * are skipped). */
+typedef struct {
+  const char *s;
+  size_t i, n;
+  int err;
+} jrd;
+
+static void jws(jrd *r) {
+  while (r->i < r->n &&
+         (r->s[r->i] == ' ' || r->s[r->i] == '\n' || r->s[r->i] == '\t' || r->s[r->i] == '\r'))
+    r->i++;
+}
+
+static int jpeek(jrd *r) {
+  jws(r);
+  return r->i < r->n ? r->s[r->i] : -1;
+}
+
+static int jexpect(jrd *r, char c) {
+  if (jpeek(r) != c) return r->err = 1, 0;
+  r->i++;
+  return 1;
+}
+
+static void jstring(jrd *r, char *out, size_t size) {
+  size_t k = 0;
+  if (!jexpect(r, '"')) return;
+  while (r->i < r->n && r->s[r->i] != '"') {
+    char c = r->s[r->i++];
+    if (c == '\\' && r->i < r->n) c = r->s[r->i++];
+    if (out && k + 1 < size) out[k++] = c;
+  }
+  if (out && size) out[k] = '\0';
+  if (!jexpect(r, '"')) r->err = 1;
+}
+
+static double jnumber(jrd *r) {
+  jws(r);
+  char *end;
+  double v = strtod(r->s + r->i, &end);
+  if (end == r->s + r->i) {
+    r->err = 1;
+    return 0;
+  }
+  r->i = (size_t)(end - r->s);
+  return v;
+}
+
+static void jskip(jrd *r) {
+  int c = jpeek(r);
+  if (c == '"') {
+    jstring(r, NULL, 0);
+  } else if (c == '{' || c == '[') {
+    char close = c == '{' ? '}' : ']';
+    r->i++;
+    if (jpeek(r) == close) {
+      r->i++;
+      return;
+    }
+    while (!r->err) {
+      if (c == '{') {
+        jstring(r, NULL, 0);
+        jexpect(r, ':');
+      }
+      jskip(r);
+      if (jpeek(r) == ',') {
+        r->i++;
+        continue;
+      }
+      jexpect(r, close);
+      return;
+    }
+  } else if (c == 't' || c == 'f' || c == 'n') {
+    while (r->i < r->n && r->s[r->i] >= 'a' && r->s[r->i] <= 'z') r->i++;
+  } else {
+    jnumber(r);
+  }
+}
+
+static void jentry(jrd *r, hplan_machine *m) {
+  memset(m, 0, sizeof *m);
+  if (!jexpect(r, '{')) return;
+  if (jpeek(r) == '}') {
+    r->i++;
+    return;
+  }
+  while (!r->err) {
+    char key[64];
+    jstring(r, key, sizeof key);
+    jexpect(r, ':');
+    const field *d = NULL;
+    for (int i = 0; i < NFIELDS && !d; i++)
+      if (strcmp(fields[i].name, key) == 0) d = &fields[i];
+    if (d == NULL) {
+      jskip(r);
+    } else if (d->type == F_STR) {
+      jstring(r, (char *)m + d->off, (size_t)d->count);
+    } else {
+      int arr = jpeek(r) == '[', j = 0;
+      if (arr) r->i++;
+      while (!r->err) {
+        double v = jnumber(r);
+        if (j < d->count) {
+          if (d->type == F_INT)
+            ((int *)((char *)m + d->off))[j] = (int)v;
+          else
+            ((double *)((char *)m + d->off))[j] = v;
+        }
+        j++;
+        if (!arr) break;
+        if (jpeek(r) == ',') {
+          r->i++;
+          continue;
+        }
+        jexpect(r, ']');
+        break;
+      }
+    }
+    if (jpeek(r) == ',') {
+      r->i++;
+      continue;
+    }
+    jexpect(r, '}');
+    return;
+  }
+}
+
+/* Every entry of the file (at most FILE_MAX); -1 when the file cannot be read or parsed. */
+static int read_file(const char *path, hplan_machine *out, int max) {
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) return -1;
+  char *buf = NULL;
+  size_t n = 0, cap = 0;
+  for (;;) {
+    if (n + 4096 > cap) {
+      cap = cap ? 2 * cap : 65536;
+      char *nb = realloc(buf, cap);
+      if (!nb) {
+        free(buf);
+        fclose(f);
+        return -1;
+      }
+      buf = nb;
+    }
+    size_t got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (got == 0) break;
+  }
+  fclose(f);
+  jrd r = {buf, 0, n, 0};
+  int count = 0;
+  if (jexpect(&r, '{') && jpeek(&r) != '}') {
+    while (!r.err) {
+      char key[64];
+      jstring(&r, key, sizeof key);
+      jexpect(&r, ':');
+      if (strcmp(key, "machines") == 0 && jpeek(&r) == '[') {
+        r.i++;
+        while (!r.err && jpeek(&r) != ']') {
+          hplan_machine m;
+          jentry(&r, &m);
+          if (!r.err && m.version == HPLAN_VERSION && count < max) out[count++] = m;
+          if (jpeek(&r) == ',') r.i++;
+        }
+        jexpect(&r, ']');
+      } else {
+        jskip(&r);
+      }
+      if (jpeek(&r) == ',') {
+        r.i++;
+        continue;
+      }
+      jexpect(&r, '}');
+      break;
+    }
+  }
+  free(buf);
+  return r.err ? -1 : count;
+}
+
+static int same_key(const hplan_machine *a, const char *host, int P, int nodes) {
+  return (host == NULL || strncmp(a->host, host, sizeof a->host) == 0) && (P <= 0 || a->P == P) &&
+         (nodes <= 0 || a->nodes == nodes);
+}
+
+int hplan_load(hplan_machine *m, const char *path, const char *host, int P, int nodes) {
+  if (m == NULL || path == NULL) return HLA_ERR_ARG;
+  hplan_machine *all = malloc(sizeof *all * FILE_MAX);
+  if (all == NULL) return HLA_ERR_NOMEM;
+  int n = read_file(path, all, FILE_MAX), code = HLA_ERR_STATE;
+  for (int i = 0; i < n; i++)
+    if (same_key(&all[i], host, P, nodes)) {
+      *m = all[i];
+      code = HLA_OK;
+      break;
+    }
+  free(all);
+  return code;
+}
+
+/* mkdir -p of the directory part of path. */
+static void make_dirs(const char *path) {
+  char buf[1024];
+  size_t n = strlen(path);
+  if (n >= sizeof buf) return;
+  memcpy(buf, path, n + 1);
+  for (size_t i = 1; i < n; i++)
+    if (buf[i] == '/') {
+      buf[i] = '\0';
+      mkdir(buf, 0755);
+      buf[i] = '/';
+    }
+}
+
+int hplan_save(const hplan_machine *m, const char *path) {
+  if (m == NULL || path == NULL || !*path) return HLA_ERR_ARG;
+  hplan_machine *all = malloc(sizeof *all * (FILE_MAX + 1));
+  if (all == NULL) return HLA_ERR_NOMEM;
+  int n = read_file(path, all, FILE_MAX);
+  if (n < 0) n = 0;
+  int at = n;
+  for (int i = 0; i < n; i++)
+    if (same_key(&all[i], m->host, m->P, m->nodes)) at = i;
+  if (at == n && n == FILE_MAX) at = 0; /* full: the oldest goes */
+  all[at] = *m;
+  if (at == n) n++;
+  make_dirs(path);
+  char tmp[1100];
+  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+  FILE *f = fopen(tmp, "w");
+  int code = HLA_OK;
+  if (f == NULL) {
+    code = HLA_ERR_STATE;
+  } else {
+    fprintf(f, "{\"format\": \"hla-machine\",\n \"machines\": [\n");
+    for (int i = 0; i < n; i++) {
+      write_entry(f, &all[i]);
+      fprintf(f, "%s\n", i + 1 < n ? "," : "");
+    }
+    fprintf(f, " ]\n}\n");
+    if (fclose(f) != 0 || rename(tmp, path) != 0) {
+      code = HLA_ERR_STATE;
+      remove(tmp);
+    }
+  }
+  free(all);
+  return code;
+}
+
+int hplan_default_path(char *buf, size_t size) {
+  if (buf == NULL || size == 0) return 0;
+  const char *v = getenv("HLA_MACHINE_FILE");
+  if (v && *v) {
+    if (strcmp(v, "none") == 0 || strcmp(v, "off") == 0) return 0;
+    return snprintf(buf, size, "%s", v) < (int)size;
+  }
+  const char *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
+  if (x && *x) return snprintf(buf, size, "%s/hla/machine.json", x) < (int)size;
+  if (h && *h) return snprintf(buf, size, "%s/.cache/hla/machine.json", h) < (int)size;
+  return 0;
+}
+
+/* ---------------------------------------------------------------- lazy model */
+
+enum { MODE_AUTO = 0, MODE_LOAD, MODE_PROBE, MODE_OFF };
+
+int hplan_obtain(hbsp_env env, int nodes, hplan_machine **out) {
+  *out = NULL;
+  struct {
+    int mode, have_path;
+    char path[1024], host[64];
+  } cfg;
+  memset(&cfg, 0, sizeof cfg);
+  MPI_Comm comm = hbsp_comm(env);
+  if (hbsp_rank(env) == 0) {
+    const char *v = getenv("HLA_PLAN");
+    cfg.mode = !v || !*v || strcmp(v, "auto") == 0 ? MODE_AUTO
+               : strcmp(v, "load") == 0            ? MODE_LOAD
+               : strcmp(v, "probe") == 0           ? MODE_PROBE
+                                                   : MODE_OFF;
+    cfg.have_path = hplan_default_path(cfg.path, sizeof cfg.path);
+    if (gethostname(cfg.host, sizeof cfg.host - 1) != 0) strcpy(cfg.host, "unknown");
+  }
+  HBSP_MPI(env, MPI_Bcast(&cfg, (int)sizeof cfg, MPI_BYTE, 0, comm));
+  if (cfg.mode == MODE_OFF || !cfg.have_path) return hbsp_agree(env, HLA_OK);
+  hplan_machine *m = malloc(sizeof *m);
+  int code = m ? HLA_OK : HBSP_FAIL(env, HLA_ERR_NOMEM, "planner: out of memory");
+  HLA_CALL(hbsp_agree(env, code));
+  int ok = 0;
+  if (cfg.mode != MODE_PROBE) {
+    if (hbsp_rank(env) == 0)
+      ok = hplan_load(m, cfg.path, cfg.host, hbsp_size(env), nodes) == HLA_OK;
+    HBSP_MPI(env, MPI_Bcast(&ok, 1, MPI_INT, 0, comm));
+    if (ok) HBSP_MPI(env, MPI_Bcast(m, (int)sizeof *m, MPI_BYTE, 0, comm));
+  }
+  if (!ok && cfg.mode != MODE_LOAD) {
+    code = hplan_probe(env, m);
+    if (code != HLA_OK) {
+      free(m);
+      return code;
+    }
+    if (hbsp_rank(env) == 0) hplan_save(m, cfg.path); /* a cache: failing to write is no error */
+    ok = 1;
+  }
+  if (!ok) {
+    free(m);
+    m = NULL;
+  }
+  *out = m;
+  return HLA_OK;
+}
+
+int hplan_grid_machine(hgrid g, const hplan_machine **m) {
+  if (g == NULL || m == NULL) return HLA_ERR_ARG;
+  if (g->plan_state == 0) {
+    hplan_machine *mach = NULL;
+    HLA_CALL(hplan_obtain(g->all, g->nnodes, &mach));
+    g->machine = mach;
+    g->plan_state = mach ? 1 : -1;
+  }
+  *m = g->machine;
+  return HLA_OK;
+}
+
+int hplan_grid_set(hgrid g, const hplan_machine *m) {
+  if (g == NULL) return HLA_ERR_ARG;
+  int have = m != NULL;
+  HBSP_MPI(g->all, MPI_Bcast(&have, 1, MPI_INT, 0, hbsp_comm(g->all)));
+  hplan_machine *copy = have ? malloc(sizeof *copy) : NULL;
+  int code =
+      have && !copy ? HBSP_FAIL(g->all, HLA_ERR_NOMEM, "hplan_grid_set: out of memory") : HLA_OK;
+  HLA_CALL(hbsp_agree(g->all, code));
+  if (have) {
+    if (hbsp_rank(g->all) == 0) *copy = *m;
+    HBSP_MPI(g->all, MPI_Bcast(copy, (int)sizeof *copy, MPI_BYTE, 0, hbsp_comm(g->all)));
+  }
+  free(g->machine);
+  g->machine = copy;
+  g->plan_state = have ? 1 : -1;
+  return HLA_OK;
+}

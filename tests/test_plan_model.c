@@ -1,0 +1,435 @@
+/* Unit tests of the cost model, the relabelling and the planner's decisions (src/dist/plan*.c),
+ * against the seeds' own numbers (../shared/reference/001 §2-3 and §6, 000 §3.5-3.6, 004 §4) and
+ * synthetic machines (no timing anywhere).
+ * @procs 1
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "harness.h"
+#include "dist/plan_impl.h"
+
+static const hplan_link unit = {1.0, 1.0};
+
+/* ---------------------------------------------------------------- collectives */
+
+static void test_two_level_ends_are_base(void) {
+  const int algs[] = {HBSP_FLAT, HBSP_PIPELINE, HBSP_BINOMIAL, HBSP_SCATTER_ALLGATHER, HBSP_NATIVE};
+  hplan_link lk = {3e-6, 2e-10};
+  for (int kind = HPLAN_BCAST; kind <= HPLAN_ALLGATHER; kind++)
+    for (size_t a = 0; a < sizeof algs / sizeof algs[0]; a++)
+      for (int p = 2; p <= 64; p *= 2) {
+        double base = hplan_coll_time(kind, algs[a], p, 1, 1e5, 8192, 1e-10, lk, lk);
+        double at_p = hplan_coll_time(kind, algs[a], p, p, 1e5, 8192, 1e-10, lk, lk);
+        CU_ASSERT(base > 0);
+        CU_ASSERT_DOUBLE_EQUAL(at_p, base, 1e-15 * base);
+      }
+  /* flat bcast with two levels: (G + p/G - 2)(alpha + m beta), Hasanov (3.1) */
+  for (int G = 1; G <= 64; G *= 2) {
+    double f = hplan_bcast2_time(HBSP_FLAT, 64, G, 1000, 0, unit, unit);
+    CU_ASSERT_DOUBLE_EQUAL(f, (G + 64.0 / G - 2) * 1001, 1e-9);
+  }
+  /* binomial: log2 G + log2 (p/G) = log2 p, no gain for any G */
+  for (int G = 1; G <= 64; G *= 2)
+    CU_ASSERT_DOUBLE_EQUAL(hplan_bcast2_time(HBSP_BINOMIAL, 64, G, 1000, 0, unit, unit), 6 * 1001,
+                           1e-9);
+}
+
+/* argmin over the divisors of p of a two-level bcast. */
+static int best_G(int alg, int p, double m, double seg, hplan_link lk, double *fbest) {
+  int best = 1;
+  double f = HUGE_VAL;
+  for (int G = 1; G <= p; G++) {
+    if (p % G) continue;
+    double v = hplan_bcast2_time(alg, p, G, m, seg, lk, lk);
+    if (v < f - 1e-15 * v) f = v, best = G;
+  }
+  if (fbest) *fbest = f;
+  return best;
+}
+
+static void test_optimum_sqrt_p(void) {
+  double f;
+  /* flat: G = sqrt(p), F(sqrt p) = 2 (sqrt p - 1)(alpha + m beta); speed-ups 2.5x (16), 4.5x (64)
+   */
+  CU_ASSERT_EQUAL(best_G(HBSP_FLAT, 16, 100, 0, unit, &f), 4);
+  CU_ASSERT_DOUBLE_EQUAL(15 * 101 / f, 2.5, 1e-12);
+  CU_ASSERT_EQUAL(best_G(HBSP_FLAT, 64, 100, 0, unit, &f), 8);
+  CU_ASSERT_DOUBLE_EQUAL(63 * 101 / f, 4.5, 1e-12);
+  /* scatter-allgather with alpha/beta > 2m/p: the minimum is at sqrt p */
+  hplan_link lat = {1e-4, 1e-9}; /* alpha/beta = 1e5 bytes */
+  CU_ASSERT_EQUAL(best_G(HBSP_SCATTER_ALLGATHER, 64, 1e5, 0, lat, NULL), 8);
+  /* ... below it, sqrt p is the maximum and G = 1 (or p) is best */
+  hplan_link bw = {1e-6, 1e-9}; /* alpha/beta = 1e3 < 2m/p = 3125 */
+  int g = best_G(HBSP_SCATTER_ALLGATHER, 64, 1e5, 0, bw, NULL);
+  CU_ASSERT(g == 1 || g == 64);
+  double f1 = hplan_bcast2_time(HBSP_SCATTER_ALLGATHER, 64, 1, 1e5, 0, bw, bw);
+  for (int G = 2; G < 64; G *= 2)
+    CU_ASSERT(hplan_bcast2_time(HBSP_SCATTER_ALLGATHER, 64, G, 1e5, 0, bw, bw) > f1);
+  /* the pipelined chain: optimum sqrt p as well (3.3) */
+  CU_ASSERT_EQUAL(best_G(HBSP_PIPELINE, 64, 8192.0 * 4, 8192, unit, NULL), 8);
+}
+
+static void test_crossovers(void) {
+  /* SRGA (3.6): F(sqrt p) < F(1) iff alpha/beta > 2 m / p */
+  int p = 256;
+  double m = 1 << 20, beta = 1e-9, thr = 2 * m / p * beta;
+  for (int s = -1; s <= 1; s += 2) {
+    hplan_link lk = {thr * (1 + 0.02 * s), beta};
+    double h = hplan_bcast2_time(HBSP_SCATTER_ALLGATHER, p, 16, m, 0, lk, lk);
+    double f = hplan_bcast2_time(HBSP_SCATTER_ALLGATHER, p, 1, m, 0, lk, lk);
+    CU_ASSERT(s > 0 ? h < f : h > f);
+  }
+  /* pipelined chain: hierarchical better iff X < (sqrt p - 1)^2 + 1 (p = 64: X < 50) */
+  for (int X = 48; X <= 52; X++) {
+    double seg = 1000, mm = X * seg;
+    double h = hplan_bcast2_time(HBSP_PIPELINE, 64, 8, mm, seg, unit, unit);
+    double f = hplan_bcast2_time(HBSP_PIPELINE, 64, 1, mm, seg, unit, unit);
+    if (X < 50) CU_ASSERT(h < f);
+    if (X > 50) CU_ASSERT(h > f);
+    if (X == 50) CU_ASSERT_DOUBLE_EQUAL(h, f, 1e-9 * f);
+  }
+  /* gather with two levels: only the latency shrinks, (G + Q - 2) alpha + (p - 1) m beta (the
+   * erratum of Hasanov 3.24-3.30) */
+  for (int G = 1; G <= 64; G *= 2) {
+    double v = hplan_coll_time(HPLAN_GATHER, HBSP_FLAT, 64, G, 10, 0, 0, unit, unit);
+    CU_ASSERT_DOUBLE_EQUAL(v, (G + 64.0 / G - 2) + 63 * 10, 1e-9);
+  }
+}
+
+static void test_pipeline_segment(void) {
+  /* Legrand L2597-2620: p = 10, L = 1, m b = 8: r_opt = 8, T = 32 (against 81 unpipelined) */
+  hplan_link lk = {1, 1};
+  double seg = hplan_pipeline_segment(10, 8, lk);
+  CU_ASSERT_DOUBLE_EQUAL(8 / seg, 8, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(hplan_bcast_time(HBSP_PIPELINE, 10, 8, seg, lk), 32, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(hplan_bcast_time(HBSP_PIPELINE, 10, 8, 8, lk), 81, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(hplan_bcast_time(HBSP_FLAT, 10, 8, 0, lk), 81, 1e-12);
+}
+
+/* ---------------------------------------------------------------- HSUMMA */
+
+static void test_hsumma_ends_are_summa(void) {
+  hplan_link lk = {2e-6, 1e-10};
+  double l1, b1, lp, bp, ls, bs;
+  hp_hsumma_comm(HBSP_SCATTER_ALLGATHER, 4096, 4096, 4096, 8, 8, 1, 1, 256, 256, lk, &l1, &b1);
+  hp_hsumma_comm(HBSP_SCATTER_ALLGATHER, 4096, 4096, 4096, 8, 8, 8, 8, 256, 256, lk, &lp, &bp);
+  /* SUMMA, reference 001 L1865: (log2 p + 2 (sqrt p - 1)) alpha n/b + 4 (1 - 1/sqrt p) beta n^2/
+   * sqrt p, with 8-byte words */
+  ls = (6 + 2 * 7) * lk.alpha * 4096 / 256;
+  bs = 4 * (1 - 1 / 8.0) * 8 * lk.beta * 4096.0 * 4096 / 8;
+  CU_ASSERT_DOUBLE_EQUAL(l1, ls, 1e-12 * ls);
+  CU_ASSERT_DOUBLE_EQUAL(b1, bs, 1e-12 * bs);
+  CU_ASSERT_DOUBLE_EQUAL(lp, ls, 1e-12 * ls);
+  CU_ASSERT_DOUBLE_EQUAL(bp, bs, 1e-12 * bs);
+}
+
+static void test_hsumma_crossover(void) {
+  /* (4.10): with b = M, HSUMMA at G = sqrt p beats SUMMA iff alpha/beta > 2 n b / p (words);
+   * the difference is 2 (p^(1/4) - 1)^2 ((n/b) alpha - 2 (n^2/p) beta) */
+  const int p = 256, q = 16; /* 16 x 16 grid, G = 16 as 4 x 4 groups */
+  double n = 4096, b = 256, bw = 1e-9, thr = 2 * n * b / p * 8 * bw;
+  for (int s = -1; s <= 1; s += 2) {
+    hplan_link lk = {thr * (1 + 0.05 * s), bw};
+    double lh, bh, ls, bs;
+    hp_hsumma_comm(HBSP_SCATTER_ALLGATHER, n, n, n, q, q, 4, 4, b, b, lk, &lh, &bh);
+    hp_hsumma_comm(HBSP_SCATTER_ALLGATHER, n, n, n, q, q, 1, 1, b, b, lk, &ls, &bs);
+    CU_ASSERT(s > 0 ? lh + bh < ls + bs : lh + bh > ls + bs);
+    double diff = 2 * pow(pow(p, 0.25) - 1, 2) * (n / b * lk.alpha - 2 * n * n / p * 8 * bw);
+    CU_ASSERT_DOUBLE_EQUAL(ls + bs - (lh + bh), diff, 1e-9 * fabs(diff));
+  }
+  /* the optimum over G = 4^j is sqrt p above the threshold */
+  hplan_link lk = {thr * 4, bw};
+  int best = 1;
+  double f = HUGE_VAL;
+  for (int g = 1; g <= q; g *= 2) {
+    double l, bb;
+    hp_hsumma_comm(HBSP_SCATTER_ALLGATHER, n, n, n, q, q, g, g, b, b, lk, &l, &bb);
+    if (l + bb < f) f = l + bb, best = g * g;
+  }
+  CU_ASSERT_EQUAL(best, 16);
+}
+
+/* Reference 001 §6: p = 2^20, n = 2^22, b = M = 256, alpha = 500 ns, 100 GB/s, 8-byte elements,
+ * scatter-allgather broadcasts: latency, bandwidth and total communication per G. */
+static void test_exascale_table(void) {
+  static const int G[9] = {1, 4, 16, 64, 256, 1024, 4096, 65536, 1 << 20};
+  static const double lat[9] = {16.93, 8.55, 4.39, 2.36, 1.44, 1.18, 1.44, 4.39, 16.93};
+  static const double bw[9] = {5.49, 8.24, 9.60, 10.27, 10.57, 10.65, 10.57, 9.60, 5.49};
+  static const double tot[9] = {22.42, 16.79, 13.99, 12.62, 12.01, 11.83, 12.01, 13.99, 22.42};
+  hplan_link lk = {500e-9, 1.0 / 100e9};
+  double n = 4194304.0;
+  for (int i = 0; i < 9; i++) {
+    int g = (int)lround(sqrt(G[i]));
+    double l, b;
+    hp_hsumma_comm(HBSP_SCATTER_ALLGATHER, n, n, n, 1024, 1024, g, g, 256, 256, lk, &l, &b);
+    /* three significant digits (plus the table's own rounding to two decimals) */
+    double vals[3] = {l, b, l + b}, refs[3] = {lat[i], bw[i], tot[i]};
+    for (int j = 0; j < 3; j++) {
+      double tol = 0.5 * pow(10, floor(log10(refs[j])) - 2) + 0.005;
+      if (fabs(vals[j] - refs[j]) > tol)
+        printf("exascale G=%d part %d: %.4f vs %.2f\n", G[i], j, vals[j], refs[j]);
+      CU_ASSERT(fabs(vals[j] - refs[j]) <= tol);
+    }
+  }
+}
+
+/* ---------------------------------------------------------------- partner functions */
+
+static void check_partner(int P, int rnd, unsigned a, unsigned b) {
+  int q = 1;
+  while (q < P) q <<= 1;
+  int bad = 0;
+  char *met = calloc((size_t)P * P, 1);
+  for (int i = 0; i < q; i++) {
+    char *hit = calloc((size_t)P, 1);
+    for (int s = 0; s < P; s++) {
+      int t = rnd ? hplan_partner_random(i, s, P, a, b) : hplan_partner_xor(i, s, P);
+      if (t < 0 || t >= P) {
+        bad++;
+        continue;
+      }
+      int back = rnd ? hplan_partner_random(i, t, P, a, b) : hplan_partner_xor(i, t, P);
+      if (back != s) bad++; /* (i) pairwise */
+      if (hit[t]++) bad++;  /* (ii) a permutation */
+      met[s * P + t] = 1;
+    }
+    free(hit);
+  }
+  for (int s = 0; s < P * P; s++) bad += !met[s]; /* (iii) everyone meets everyone */
+  free(met);
+  CU_ASSERT_EQUAL(bad, 0);
+}
+
+static void test_partners(void) {
+  for (int P = 1; P <= 129; P++) {
+    check_partner(P, 0, 0, 0);
+    for (unsigned r = 0; r < 3; r++) check_partner(P, 1, 7 * r + 3, 13 * r + 5);
+  }
+  /* the seed's example, p = 5, q = 8: round 5 = [0, 4, 2, 3, 1] */
+  int want[5] = {0, 4, 2, 3, 1};
+  for (int s = 0; s < 5; s++) CU_ASSERT_EQUAL(hplan_partner_xor(5, s, 5), want[s]);
+}
+
+/* ---------------------------------------------------------------- relabelling */
+
+/* Planted groups {g, g + ng, g + 2 ng, ...} (interleaved, so the identity order is the worst):
+ * cheap inside (1 + noise), expensive across (10 + noise). */
+static double *planted(int P, int ng) {
+  double *D = calloc((size_t)P * P, sizeof *D);
+  uint64_t st = 42;
+  for (int s = 0; s < P; s++)
+    for (int t = s + 1; t < P; t++) {
+      double v = (s % ng == t % ng ? 1.0 : 10.0) + 0.1 * (ht_rand_uniform(&st) + 0.5);
+      D[s * P + t] = D[t * P + s] = v;
+    }
+  return D;
+}
+
+/* Every subset of q consecutive positions holds one planted group. */
+static int recovered(const int *order, int P, int q, int ng) {
+  for (int s = 0; s < P; s += q)
+    for (int x = s; x < s + q; x++)
+      if (order[x] % ng != order[s] % ng) return 0;
+  return 1;
+}
+
+static void test_relabel_kl(void) {
+  int P = 16, ng = 4, order[16];
+  double *D = planted(P, ng);
+  CU_ASSERT_FALSE(
+      recovered((int[16]){0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, P, 4, ng));
+  CU_ASSERT_EQUAL(hplan_relabel_kl(P, D, 4, 0, order), HLA_OK);
+  CU_ASSERT(recovered(order, P, 4, ng));
+  int key[16];
+  hplan_order_keys(P, order, key);
+  for (int i = 0; i < P; i++) CU_ASSERT_EQUAL(order[key[i]], i);
+  free(D);
+  /* 24 ranks in 3 planted groups of 8, from a scrambled start */
+  P = 24, ng = 3;
+  D = planted(P, ng);
+  int o2[24];
+  for (int i = 0; i < P; i++) o2[i] = (i * 7) % P;
+  CU_ASSERT_EQUAL(hplan_relabel_kl(P, D, 3, 1, o2), HLA_OK);
+  CU_ASSERT(recovered(o2, P, 8, ng));
+  free(D);
+  /* the erratum: one improving swap (k* = 0) must be applied; the listing's "l < k*" does not */
+  double D4[16] = {0, 9, 1, 9, 9, 0, 9, 1, 1, 9, 0, 9, 9, 1, 9, 0};
+  int o4[4];
+  CU_ASSERT_EQUAL(hplan_relabel_kl(4, D4, 2, 0, o4), HLA_OK);
+  CU_ASSERT((o4[0] % 2) == (o4[1] % 2) && (o4[2] % 2) == (o4[3] % 2));
+  CU_ASSERT_EQUAL(hplan_relabel_kl(4, D4, 3, 0, o4), HLA_ERR_ARG);
+}
+
+static void test_relabel_climb(void) {
+  int P = 16, ng = 4, order[16];
+  double *D = planted(P, ng), cost = 0;
+  CU_ASSERT_EQUAL(hplan_relabel_climb(4, 4, D, 1, 7, 0, order, &cost), HLA_OK);
+  CU_ASSERT(recovered(order, P, 4, ng));
+  CU_ASSERT(cost < 6 * 1.1 + 1e-9); /* a pure row: 6 pairs of about 1 */
+  /* columns instead of rows: the groups end up down the columns */
+  CU_ASSERT_EQUAL(hplan_relabel_climb(4, 4, D, 2, 9, 0, order, &cost), HLA_OK);
+  int ok = 1;
+  for (int c = 0; c < 4; c++)
+    for (int r = 1; r < 4; r++) ok &= order[r * 4 + c] % ng == order[c] % ng;
+  CU_ASSERT(ok);
+  free(D);
+}
+
+/* ---------------------------------------------------------------- planner decisions */
+
+static void test_planner_hsumma_vs_summa(void) {
+  /* 64 ranks on 16 nodes of 4: 8 x 8 grid. High latency across nodes: alpha/beta (words) well
+   * above 2 n b / p, HSUMMA wins; tiny latency: SUMMA wins. */
+  hplan_machine m;
+  hplan_link in = {1e-7, 1e-10};
+  hplan_target t;
+  memset(&t, 0, sizeof t);
+  t.P = 64, t.nodes = 16, t.M = 8, t.N = 8, t.mb = t.nb = 256;
+  t.algs = (1 << HLA_MM_SUMMA) | (1 << HLA_MM_HSUMMA);
+  hplan_ranking *r = malloc(sizeof *r);
+  hplan_machine_synthetic(&m, 64, 16, 4, 1e10, in, (hplan_link){1e-3, 1e-10});
+  CU_ASSERT_EQUAL(hplan_matmul_rank(&m, 4096, 4096, 4096, &t, r), HLA_OK);
+  CU_ASSERT_EQUAL(r->cand[0].alg, HLA_MM_HSUMMA);
+  hplan_machine_synthetic(&m, 64, 16, 4, 1e10, in, (hplan_link){1e-8, 1e-10});
+  CU_ASSERT_EQUAL(hplan_matmul_rank(&m, 4096, 4096, 4096, &t, r), HLA_OK);
+  CU_ASSERT_EQUAL(r->cand[0].alg, HLA_MM_SUMMA);
+  /* the model of HSUMMA with 1 x 1 groups is SUMMA's */
+  hp_ctx x;
+  hp_ctx_make(&x, &m, 64, 16, 4, 1);
+  hp_mm c = {4096, 4096,         4096, 8,   8, 256, 256, 256, 256,      1,
+             1,    HLA_MM_SUMMA, 256,  256, 1, 1,   1,   0,   HBSP_AUTO};
+  double ts = hp_mm_time(&x, &c, NULL, NULL, NULL);
+  c.alg = HLA_MM_HSUMMA;
+  CU_ASSERT_DOUBLE_EQUAL(hp_mm_time(&x, &c, NULL, NULL, NULL), ts, 1e-12 * ts);
+  c.gi = 8, c.gj = 8;
+  CU_ASSERT_DOUBLE_EQUAL(hp_mm_time(&x, &c, NULL, NULL, NULL), ts, 1e-12 * ts);
+  free(r);
+}
+
+static void test_planner_3d_memory(void) {
+  hplan_machine m;
+  hplan_link in = {1e-5, 1e-9};
+  hplan_machine_synthetic(&m, 8, 8, 1, 1e10, in, in);
+  hplan_target t;
+  memset(&t, 0, sizeof t);
+  t.P = 8;
+  hplan_ranking *r = malloc(sizeof *r);
+  /* k >> m, n: cutting k pays */
+  t.mem_bound = 1e12;
+  CU_ASSERT_EQUAL(hplan_matmul_rank(&m, 512, 512, 1 << 17, &t, r), HLA_OK);
+  CU_ASSERT_EQUAL(r->cand[0].alg, HLA_MM_3D);
+  CU_ASSERT(r->cand[0].c > 1);
+  /* ... unless the memory bound forbids the replication */
+  t.mem_bound = 1e5;
+  CU_ASSERT_EQUAL(hplan_matmul_rank(&m, 512, 512, 1 << 17, &t, r), HLA_OK);
+  for (int i = 0; i < r->ncand; i++) CU_ASSERT(r->cand[i].alg != HLA_MM_3D);
+  free(r);
+}
+
+static void test_planner_lu(void) {
+  hplan_machine m;
+  hplan_link in = {1e-6, 1e-10};
+  hplan_ranking *r = malloc(sizeof *r);
+  hplan_target t;
+  memset(&t, 0, sizeof t);
+  /* one node of 4 cores, 4 ranks */
+  hplan_machine_synthetic(&m, 4, 1, 4, 1e10, in, in);
+  t.P = 4;
+  CU_ASSERT_EQUAL(hplan_lu_rank(&m, 4096, &t, r), HLA_OK);
+  CU_ASSERT(r->ncand > 10);
+  CU_ASSERT_EQUAL(r->cand[0].lookahead, 1);
+  CU_ASSERT_EQUAL(r->cand[0].alg, HLA_LU_FLAT); /* one node: two levels cannot differ */
+  for (int i = 1; i < r->ncand; i++) CU_ASSERT(r->cand[i].seconds >= r->cand[i - 1].seconds);
+  /* look-ahead never loses in the model when N > 1 */
+  hp_ctx x;
+  hp_ctx_make(&x, &m, 4, 1, 4, 1);
+  hp_lu on = {4096, 2, 2, 128, HLA_LU_FLAT, 1, HBSP_AUTO, 0}, off = on;
+  off.lookahead = 0;
+  CU_ASSERT(hp_lu_time(&x, &on, NULL, NULL, NULL) < hp_lu_time(&x, &off, NULL, NULL, NULL));
+  /* flop-bound sanity: the time is at least 2/3 n^3 / (P rate) */
+  CU_ASSERT(r->cand[0].seconds > 2.0 / 3 * pow(4096, 3) / (4 * 1e10));
+  /* two nodes with slow links between them: the hierarchical variant is considered */
+  hplan_machine_synthetic(&m, 8, 2, 4, 1e10, in, (hplan_link){1e-4, 1e-9});
+  t.P = 8;
+  CU_ASSERT_EQUAL(hplan_lu_rank(&m, 4096, &t, r), HLA_OK);
+  int seen = 0;
+  for (int i = 0; i < r->ncand; i++) seen |= r->cand[i].alg == HLA_LU_HIER;
+  CU_ASSERT(seen || r->nconsidered > r->ncand);
+  /* the contract functions */
+  hla_report rep;
+  hla_opts o = HLA_OPTS_INIT;
+  o.report = &rep;
+  double pred = 0;
+  CU_ASSERT_EQUAL(hplan_lu(&m, 4096, 8, &o, &pred), HLA_OK);
+  CU_ASSERT(pred > 0);
+  CU_ASSERT(o.report == &rep);
+  CU_ASSERT_DOUBLE_EQUAL(rep.predicted_seconds, pred, 0);
+  CU_ASSERT_EQUAL(rep.M * rep.N, 8);
+  CU_ASSERT(rep.nb > 0 && strncmp(rep.why, "planner:", 8) == 0);
+  CU_ASSERT(o.lu_alg == HLA_LU_FLAT || o.lu_alg == HLA_LU_HIER);
+  o = (hla_opts)HLA_OPTS_INIT;
+  CU_ASSERT_EQUAL(hplan_matmul(&m, 2048, 2048, 2048, 8, &o, &pred), HLA_OK);
+  CU_ASSERT(o.mm_alg >= HLA_MM_SUMMA && o.mm_alg <= HLA_MM_3D && o.inner_block > 0 && pred > 0);
+  /* fixed grid that does not fit */
+  t.M = 3, t.N = 3;
+  CU_ASSERT_EQUAL(hplan_lu_rank(&m, 4096, &t, r), HLA_ERR_DIM);
+  free(r);
+}
+
+static void test_planner_placements(void) {
+  /* nodes given, P free: every ranks-per-node split of the cores is tried */
+  hplan_machine m;
+  hplan_link in = {1e-6, 1e-10};
+  hplan_machine_synthetic(&m, 2, 1, 4, 1e10, in, in);
+  hplan_target t;
+  memset(&t, 0, sizeof t);
+  t.nodes = 2;
+  hplan_ranking *r = malloc(sizeof *r);
+  CU_ASSERT_EQUAL(hplan_lu_rank(&m, 8192, &t, r), HLA_OK);
+  int seen[5] = {0};
+  for (int i = 0; i < r->ncand; i++) {
+    CU_ASSERT_EQUAL(r->cand[i].P, 2 * r->cand[i].ranks_per_node);
+    CU_ASSERT_EQUAL(r->cand[i].ranks_per_node * r->cand[i].threads, 4);
+    if (r->cand[i].ranks_per_node <= 4) seen[r->cand[i].ranks_per_node] = 1;
+  }
+  CU_ASSERT(r->nconsidered > r->ncand || seen[1] + seen[2] + seen[4] >= 2);
+  free(r);
+}
+
+static void test_save_load(void) {
+  hplan_machine a, b;
+  hplan_machine_synthetic(&a, 6, 2, 3, 1.2345678901234567e10, (hplan_link){1.1e-6, 2.2e-10},
+                          (hplan_link){3.3e-5, 4.4e-9});
+  a.bcast[HBSP_PIPELINE][2] = 1.0 / 3;
+  char path[256];
+  snprintf(path, sizeof path, "/tmp/hla_plan_model_%d/m.json", (int)getpid());
+  CU_ASSERT_EQUAL(hplan_save(&a, path), HLA_OK);
+  memset(&b, 0, sizeof b);
+  CU_ASSERT_EQUAL(hplan_load(&b, path, "synthetic", 6, 2), HLA_OK);
+  CU_ASSERT_EQUAL(memcmp(&a, &b, sizeof a), 0);
+  CU_ASSERT_EQUAL(hplan_load(&b, path, "synthetic", 7, 0), HLA_ERR_STATE);
+  CU_ASSERT_EQUAL(hplan_load(&b, "/nonexistent/x.json", NULL, 0, 0), HLA_ERR_STATE);
+  remove(path);
+}
+
+void hla_test_register(void) {
+  CU_pSuite s = CU_add_suite("plan_model", NULL, NULL);
+  HT_ADD(s, test_two_level_ends_are_base);
+  HT_ADD(s, test_optimum_sqrt_p);
+  HT_ADD(s, test_crossovers);
+  HT_ADD(s, test_pipeline_segment);
+  HT_ADD(s, test_hsumma_ends_are_summa);
+  HT_ADD(s, test_hsumma_crossover);
+  HT_ADD(s, test_exascale_table);
+  HT_ADD(s, test_partners);
+  HT_ADD(s, test_relabel_kl);
+  HT_ADD(s, test_relabel_climb);
+  HT_ADD(s, test_planner_hsumma_vs_summa);
+  HT_ADD(s, test_planner_3d_memory);
+  HT_ADD(s, test_planner_lu);
+  HT_ADD(s, test_planner_placements);
+  HT_ADD(s, test_save_load);
+}

@@ -1,0 +1,253 @@
+/* hla-plan — print the planner's choice and ranking for a multiply or an LU.
+ *
+ *   hla-plan [--op mm|lu|both] [--n N] [--m M] [--k K] [--nrhs R]
+ *            [--P P] [--nodes K] [--rpn R] [--threads T] [--grid MxN] [--nb B] [--top 10]
+ *            [--machine FILE] [--probe] [--save] [--show] [--intra A,B] [--inter A,B]
+ *            [--pairwise] [--relabel G]
+ *
+ * The machine model comes from FILE (default: HLA_MACHINE_FILE, else ~/.cache/hla/machine.json;
+ * the entry of this host, preferring the one measured with --P ranks, else any), or from a fresh
+ * probe of the ranks this runs on (--probe; mpiexec -n P hla-plan --probe), which --save writes to
+ * FILE. --intra/--inter override the point-to-point links (alpha seconds, beta seconds per byte),
+ * to plan for a network that is not at hand. The target: P ranks (default: the model's) on
+ * --nodes nodes (default: the model's when P is its P, else one rank per core); with --nodes
+ * and no --P, every ranks-per-node / threads-per-rank split of the cores is tried. --grid and --nb
+ * fix the grid and block size. --pairwise runs the pairwise benchmark on the ranks this runs on
+ * and prints the latency and bandwidth matrices; --relabel G then relabels them into G subsets
+ * (Kernighan-Lin) and prints the rank order for hbsp_reorder.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "hla.h"
+
+typedef struct {
+  int op; /* 1 mm, 2 lu, 3 both */
+  int64_t m, n, k;
+  int nrhs, P, nodes, rpn, threads, M, N, nb, top, probe, save, show, pairwise, relabel;
+  const char *file;
+  int have_intra, have_inter;
+  hplan_link intra, inter;
+} topts;
+
+static void usage(void) {
+  fprintf(stderr,
+          "usage: hla-plan [--op mm|lu|both] [--n N] [--m M] [--k K] [--nrhs R] [--P P]\n"
+          "                [--nodes K] [--rpn R] [--threads T] [--grid MxN] [--nb B] [--top 10]\n"
+          "                [--machine FILE] [--probe] [--save] [--show] [--intra A,B]\n"
+          "                [--inter A,B] [--pairwise] [--relabel G]\n");
+}
+
+static int parse(int argc, char **argv, topts *o) {
+  memset(o, 0, sizeof *o);
+  o->op = 3, o->n = 4096, o->top = 10;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEXT()                                                                                     \
+  do {                                                                                             \
+    if (v == NULL) return -1;                                                                      \
+    i++;                                                                                           \
+  } while (0)
+    if (!strcmp(a, "--op")) {
+      NEXT();
+      o->op = !strcmp(v, "mm") ? 1 : !strcmp(v, "lu") ? 2 : !strcmp(v, "both") ? 3 : 0;
+      if (!o->op) return -1;
+    } else if (!strcmp(a, "--n")) {
+      NEXT();
+      o->n = atoll(v);
+    } else if (!strcmp(a, "--m")) {
+      NEXT();
+      o->m = atoll(v);
+    } else if (!strcmp(a, "--k")) {
+      NEXT();
+      o->k = atoll(v);
+    } else if (!strcmp(a, "--nrhs")) {
+      NEXT();
+      o->nrhs = atoi(v);
+    } else if (!strcmp(a, "--P")) {
+      NEXT();
+      o->P = atoi(v);
+    } else if (!strcmp(a, "--nodes")) {
+      NEXT();
+      o->nodes = atoi(v);
+    } else if (!strcmp(a, "--rpn")) {
+      NEXT();
+      o->rpn = atoi(v);
+    } else if (!strcmp(a, "--threads")) {
+      NEXT();
+      o->threads = atoi(v);
+    } else if (!strcmp(a, "--grid")) {
+      NEXT();
+      if (sscanf(v, "%dx%d", &o->M, &o->N) != 2) return -1;
+    } else if (!strcmp(a, "--nb")) {
+      NEXT();
+      o->nb = atoi(v);
+    } else if (!strcmp(a, "--top")) {
+      NEXT();
+      o->top = atoi(v);
+    } else if (!strcmp(a, "--machine")) {
+      NEXT();
+      o->file = v;
+    } else if (!strcmp(a, "--intra") || !strcmp(a, "--inter")) {
+      NEXT();
+      hplan_link l;
+      if (sscanf(v, "%lf,%lf", &l.alpha, &l.beta) != 2) return -1;
+      if (a[3] == 'n' && a[4] == 't' && a[5] == 'r')
+        o->intra = l, o->have_intra = 1;
+      else
+        o->inter = l, o->have_inter = 1;
+    } else if (!strcmp(a, "--relabel")) {
+      NEXT();
+      o->relabel = atoi(v), o->pairwise = 1;
+    } else if (!strcmp(a, "--probe")) {
+      o->probe = 1;
+    } else if (!strcmp(a, "--save")) {
+      o->save = 1;
+    } else if (!strcmp(a, "--show")) {
+      o->show = 1;
+    } else if (!strcmp(a, "--pairwise")) {
+      o->pairwise = 1;
+    } else {
+      return -1;
+    }
+  }
+  if (o->m <= 0) o->m = o->n;
+  if (o->k <= 0) o->k = o->n;
+  return o->n > 0 ? 0 : -1;
+}
+
+static void show_machine(const hplan_machine *m) {
+  printf("machine %s: P=%d nodes=%d ranks/node=%d cores/node=%d threads=%d probe %.2f s\n", m->host,
+         m->P, m->nodes, m->ranks_per_node, m->cores_per_node, m->threads, m->seconds);
+  printf("  dgemm %.2f GF/s per rank (khalf %.0f, mhalf %.0f); alone with t threads:",
+         m->gemm_rate / 1e9, m->gemm_khalf, m->gemm_mhalf);
+  for (int t = 0; t < m->nthreads && t < 8; t++) printf(" %.1f", m->gemm_threads[t] / 1e9);
+  printf("\n  panel LU %.2f GF/s (half %.0f); copy %.2f GB/s; DAXPY r %.2f GF/s\n",
+         m->panel_rate / 1e9, m->panel_half, m->copy_rate / 1e9, m->r / 1e9);
+  printf("  link intra alpha %.3g s beta %.3g s/B (%.2f GB/s); inter alpha %.3g beta %.3g%s\n",
+         m->link[0].alpha, m->link[0].beta, m->link[0].beta > 0 ? 1e-9 / m->link[0].beta : 0,
+         m->link[1].alpha, m->link[1].beta, m->have_inter ? "" : " (not measured)");
+  const char *names[HPLAN_NENV] = {"world", "node", "row", "col"};
+  for (int i = 0; i < HPLAN_NENV; i++)
+    if (m->env_p[i] > 1)
+      printf("  BSP %-5s p=%d g=%.3g s/word l=%.3g s allreduce %.3g s\n", names[i], m->env_p[i],
+             m->g[i], m->l[i], m->ar[i]);
+  printf("  world bcast (8 B / 64 KiB / 1 MiB):");
+  const char *an[6] = {"", "native", "flat", "binomial", "pipeline", "sag"};
+  for (int a = 1; a < 6; a++)
+    printf(" %s %.3g/%.3g/%.3g", an[a], m->bcast[a][0], m->bcast[a][1], m->bcast[a][2]);
+  printf("\n  overlap of a broadcast behind a dgemm: %.2f\n", m->overlap);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int me, P;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  topts o;
+  if (parse(argc, argv, &o) != 0) {
+    if (me == 0) usage();
+    MPI_Finalize();
+    return 2;
+  }
+  char path[1024] = "";
+  if (o.file)
+    snprintf(path, sizeof path, "%s", o.file);
+  else
+    hplan_default_path(path, sizeof path);
+
+  hplan_machine m;
+  int have = 0, rc = 0;
+  hbsp_env env = NULL;
+  if (hbsp_init(MPI_COMM_WORLD, &env) != HLA_OK) {
+    fprintf(stderr, "hla-plan: hbsp_init failed\n");
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  if (o.probe) {
+    int e = hplan_probe(env, &m);
+    if (e != HLA_OK) {
+      if (me == 0) fprintf(stderr, "hla-plan: probe failed: %s\n", hbsp_errmsg(env));
+      rc = 1;
+    } else {
+      have = 1;
+      if (o.save && me == 0) {
+        if (!path[0] || hplan_save(&m, path) != HLA_OK)
+          fprintf(stderr, "hla-plan: cannot save to '%s'\n", path), rc = 1;
+        else
+          printf("saved the machine model to %s\n", path);
+      }
+    }
+  } else if (me == 0) {
+    char host[64] = "";
+    gethostname(host, sizeof host - 1);
+    have = path[0] && (hplan_load(&m, path, host, o.P, 0) == HLA_OK ||
+                       hplan_load(&m, path, host, 0, 0) == HLA_OK ||
+                       hplan_load(&m, path, NULL, 0, 0) == HLA_OK);
+    if (!have)
+      fprintf(stderr,
+              "hla-plan: no machine model in '%s' (run: mpiexec -n P hla-plan --probe --save)\n",
+              path[0] ? path : "(no path)");
+  }
+  MPI_Bcast(&have, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (have && !o.probe) MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, 0, MPI_COMM_WORLD);
+
+  if (have && o.pairwise && P > 1) {
+    double *lat = malloc(sizeof(double) * P * P), *ib = malloc(sizeof(double) * P * P);
+    if (lat && ib && hplan_pairwise(env, 0, 1, 0, 0, lat, ib) == HLA_OK && me == 0) {
+      printf("pairwise latency (us):\n");
+      for (int s = 0; s < P; s++) {
+        for (int t = 0; t < P; t++) printf(" %7.2f", lat[s * P + t] * 1e6);
+        printf("\n");
+      }
+      printf("pairwise bandwidth (GB/s):\n");
+      for (int s = 0; s < P; s++) {
+        for (int t = 0; t < P; t++) printf(" %7.2f", ib[s * P + t] > 0 ? 1e-9 / ib[s * P + t] : 0);
+        printf("\n");
+      }
+      if (o.relabel > 1 && P % o.relabel == 0) {
+        int *order = malloc(sizeof(int) * P);
+        if (order && hplan_relabel_kl(P, lat, o.relabel, 0, order) == HLA_OK) {
+          printf("relabelled order into %d subsets (position: rank):", o.relabel);
+          for (int i = 0; i < P; i++) printf(" %d", order[i]);
+          printf("\n");
+        }
+        free(order);
+      }
+    }
+    free(lat), free(ib);
+  }
+
+  if (have && me == 0) {
+    if (o.have_intra) m.link[HPLAN_INTRA] = o.intra;
+    if (o.have_inter) m.link[HPLAN_INTER] = o.inter, m.have_inter = 1;
+    if (o.show || o.probe) show_machine(&m);
+    hplan_target t;
+    memset(&t, 0, sizeof t);
+    t.P = o.P, t.nodes = o.nodes, t.ranks_per_node = o.rpn, t.threads = o.threads;
+    t.M = o.M, t.N = o.N, t.mb = t.nb = o.nb, t.nrhs = o.nrhs;
+    hplan_ranking *r = malloc(sizeof *r);
+    if (r && (o.op & 1)) {
+      int e = hplan_matmul_rank(&m, o.m, o.n, o.k, &t, r);
+      printf("\nmultiply C(%lld x %lld) = A B, k = %lld:\n", (long long)o.m, (long long)o.n,
+             (long long)o.k);
+      if (e == HLA_OK)
+        hplan_print(r, o.top, stdout);
+      else
+        printf("  no plan (%s)\n", hla_strerror(e)), rc = 1;
+    }
+    if (r && (o.op & 2)) {
+      int e = hplan_lu_rank(&m, o.n, &t, r);
+      printf("\nLU of order %lld%s:\n", (long long)o.n, o.nrhs ? " and solve" : "");
+      if (e == HLA_OK)
+        hplan_print(r, o.top, stdout);
+      else
+        printf("  no plan (%s)\n", hla_strerror(e)), rc = 1;
+    }
+    free(r);
+  }
+  if (!have) rc = 1;
+  hbsp_free(&env);
+  MPI_Finalize();
+  return rc;
+}
