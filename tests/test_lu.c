@@ -255,7 +255,9 @@ static void test_singular(void) {
       lapack_pivots(n, e.A, ref);
       CU_ASSERT_EQUAL(memcmp(ipiv, ref, sizeof ref), 0);
       exact_free(&e);
-      /* two equal rows (small integers): gesv reports it and leaves B alone */
+      /* two equal rows (small integers): gesv reports it and leaves B alone. Distributed, both
+       * rows get the same operations, so the pivot is exactly zero; one process runs LAPACK's
+       * dgetrf, whose rounding may leave a tiny pivot: there the verdict is LAPACK's. */
       uint64_t seed = 3;
       double small[100];
       for (int64_t j = 0; j < n; j++)
@@ -267,12 +269,20 @@ static void test_singular(void) {
       CU_ASSERT_EQUAL(hmat_create(t.g, n, 2, 3, 3, &B), HLA_OK);
       hmat_set(B, 1.0, 2.0);
       info = 99;
-      CU_ASSERT_EQUAL(hla_gesv(A, ipiv, B, &o), HLA_ERR_SINGULAR);
-      CU_ASSERT(info >= 0 && info < n);
+      int singular = 1;
+      if (t.M * t.N == 1) {
+        lapack_int lp[10];
+        double W[100];
+        memcpy(W, small, sizeof W);
+        singular = LAPACKE_dgetrf(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)n, W, n, lp) > 0;
+      }
+      int rc = hla_gesv(A, ipiv, B, &o);
+      CU_ASSERT_EQUAL(rc, singular ? HLA_ERR_SINGULAR : HLA_OK);
+      CU_ASSERT(singular ? info >= 0 && info < n : info == -1);
       double *a;
       int64_t lld, ml, nl, bad = 0;
       hmat_local(B, &a, &lld, &ml, &nl);
-      for (int64_t j = 0; j < nl; j++)
+      for (int64_t j = 0; j < nl && singular; j++)
         for (int64_t i = 0; i < ml; i++)
           bad += a[i + j * lld] != (hmat_l2g_row(B, i) == hmat_l2g_col(B, j) ? 2.0 : 1.0);
       CU_ASSERT_EQUAL(bad, 0);

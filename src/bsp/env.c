@@ -54,7 +54,10 @@ int hbsp_env_wrap(MPI_Comm comm, hbsp_env parent, const char *name, hbsp_env *ou
   MPI_Comm_rank(comm, &e->rank);
   e->comm = comm;
   e->peer = calloc((size_t)e->P, sizeof *e->peer);
-  if (!e->peer) {
+  /* The count exchange's arrays, reserved now so that a sync cannot fail before it. */
+  if (!e->peer || hla_buf_reserve(&e->xcount, 2 * (size_t)e->P * sizeof(hbsp_xrec)) != HLA_OK) {
+    free(e->peer);
+    hla_buf_free(&e->xcount);
     free(e);
     return HLA_ERR_NOMEM;
   }
@@ -65,8 +68,7 @@ int hbsp_env_wrap(MPI_Comm comm, hbsp_env parent, const char *name, hbsp_env *ou
   if (parent && parent->prof) {
     int rc = hbsp_prof_inherit(e, parent);
     if (rc != HLA_OK) {
-      free(e->peer);
-      free(e);
+      hbsp_env_destroy(e);
       return rc;
     }
   }

@@ -12,10 +12,10 @@
 #include <string.h>
 #include "bsp_impl.h"
 #include "probe.h"
+#include "sync.h"
 
-/* Bytes per peer that hbsp_sync exchanges in its count exchange, for the floor: sizeof(hbsp_xrec)
- * in src/bsp/sync.c (nine 8-byte fields). */
-#define PROBE_SYNC_COUNT_BYTES 72
+/* Bytes per peer that hbsp_sync exchanges in its count exchange, for the floor. */
+#define PROBE_SYNC_COUNT_BYTES sizeof(hbsp_xrec)
 
 /* ---------------------------------------------------------------- least squares */
 

@@ -1,14 +1,16 @@
 /* hla BSP layer — the superstep: count exchange, data exchange, delivery.
  *
  * hbsp_sync does, on the environment's own communicator only:
- *   1. ONE MPI_Alltoall of a small record per peer: stream bytes and zero-copy hpput bytes for that
- *      peer, plus this rank's state, registration count and hash, tag size and deferred error.
- * Every rank receives every rank's checks, so every rank reaches the same verdict on a mismatch.
- *   2. Non-blocking receives of the incoming streams (and the replies to this rank's gets, whose
- *      sizes it knows), non-blocking sends of the outgoing streams; hpput payloads go straight from
- *      the user's memory through an MPI hindexed datatype.
- *   3. Get requests are served from the values as they are now, before any put lands; then puts
- *      land and messages enter the inbox; then the replies travel and land in the get buffers.
+ *   1. ONE MPI_Alltoall of a small record per peer (hbsp_xrec): the bytes of the stream, of the
+ *      large payloads and of the get replies for that peer, plus this rank's state, registration
+ *      calls (count and hash), tag size and deferred error. Every rank receives every rank's
+ *      checks, so every rank reaches the same verdict, with the same message, on a mismatch.
+ *   2. Non-blocking receives of the incoming streams and of the replies to this rank's gets;
+ *      non-blocking sends of the outgoing streams and of the large payloads (hpput payloads
+ *      straight from the user's memory, through an MPI datatype when there are several).
+ *   3. Get requests are served from the values as they are now, before any put lands. Then the
+ *      large payloads are received straight into their destinations (MPI's rendezvous moves them
+ *      once), small puts land and messages enter the inbox; the replies land in the get buffers.
  *   4. Pops, then pushes, take effect; the tag size changes; queues reset (capacity kept).
  * Peers are visited in the Latin-square order rank, rank+1, ... so that no rank is everyone's
  * first. Messages larger than HBSP_CHUNK bytes are cut into chunks (MPI counts are int).
@@ -19,15 +21,6 @@
 
 /* Largest single MPI message; also the scratch size if a receive buffer cannot be allocated. */
 #define HBSP_CHUNK ((size_t)1 << 24)
-
-/* Count-exchange record sent to each peer. */
-typedef struct {
-  uint64_t stream, hp, get; /* bytes for this peer: stream, hpput payloads, get replies wanted */
-  int64_t state, step;      /* checks: the same value goes to every peer */
-  int64_t nregops;
-  uint64_t reghash, tagsize;
-  int64_t deferred;
-} hbsp_xrec;
 
 static const char *state_name(int64_t s) {
   return s == HBSP_STATE_SYNC      ? "hbsp_sync"
@@ -56,9 +49,7 @@ static void drop_superstep(hbsp_env env) {
 /* Step 1: the count exchange. On return xin[s] is what rank s sent to this rank. */
 static int count_exchange(hbsp_env env, int state, const hbsp_xrec **xin_out) {
   int P = env->P;
-  HLA_CALL(hla_buf_reserve(&env->xcount, 2 * (size_t)P * sizeof(hbsp_xrec)) == HLA_OK
-               ? HLA_OK
-               : HBSP_FAIL(env, HLA_ERR_NOMEM, "sync: out of memory"));
+  /* reserved when env was made (hbsp_env_wrap): nothing here can fail before the exchange */
   hbsp_xrec *xout = (hbsp_xrec *)env->xcount.p, *xin = xout + P;
   hbsp_xrec mine = {0,
                     0,

@@ -19,6 +19,15 @@ static inline size_t hbsp_pad8(size_t n) {
   return (n + 7) & ~(size_t)7;
 }
 
+/* Count-exchange record sent to each peer by every sync, barrier and free. */
+typedef struct {
+  uint64_t stream, hp, get; /* bytes for this peer: stream, large payloads, get replies wanted */
+  int64_t state, step;      /* checks: the same value goes to every peer */
+  int64_t nregops;
+  uint64_t reghash, tagsize;
+  int64_t deferred;
+} hbsp_xrec;
+
 /* What an environment is doing when it takes part in the count exchange. */
 enum { HBSP_STATE_SYNC = 1, HBSP_STATE_BARRIER, HBSP_STATE_FREE };
 

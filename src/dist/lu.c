@@ -27,7 +27,11 @@
  * l_r. Two levels replace each broadcast and max-with-location by its two-level form (lu_bcast.c):
  * per step about one message per group (node) crosses the top level instead of log2 of the ranks.
  *
- * Automatic choices (opts NULL, or zero fields), each reported in opts->report->why:
+ * Automatic choices (opts NULL, or zero fields), each reported in opts->report->why. With every
+ * field automatic and a machine model on the grid (hplan_grid_machine: attached, the machine file,
+ * or one probe, as HLA_PLAN says), the planner picks lu_alg (flat, or two levels by node) and the
+ * look-ahead by its cost model (src/dist/plan.c) and the report has its predicted time; otherwise
+ * these rules:
  *   lu_alg     HLA_LU_HIER with the given groups when opts->groups_row/groups_col (or groups = G,
  *              cut as the most square I x J, I groups of process rows in each process column, J of
  *              process columns in each row) ask for groups; else HLA_LU_HIER on nodes when the
@@ -49,6 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dist/lu_impl.h"
+#include "dist/plan_impl.h"
 #include "kernels/kernels.h"
 
 /* ---------------------------------------------------------------- options and setup */
@@ -152,7 +157,20 @@ int hlu_setup(hlu_ctx *c, hmat A, const hla_opts *opts) {
         HBSP_FAIL(g->all, HLA_ERR_STATE, "LU: a tag size is set on the grid's row or column env");
   HLA_CALL(hbsp_agree(g->all, code));
 
-  int want = opts ? opts->lu_alg : HLA_LU_AUTO, I, J, nnodes = 1;
+  /* The planner decides the variant and the look-ahead when opts leave everything automatic and
+   * the grid has (or gets) a machine model. */
+  const hplan_machine *mach = g->plan_state == 1 ? g->machine : NULL;
+  hplan_lu_choice pch;
+  int planned = 0;
+  if (hplan_lu_automatic(opts)) {
+    HLA_CALL(hplan_grid_machine(g, &mach));
+    if (mach != NULL && hplan_lu_fixed(mach, g, c->n, c->nb, &pch) == HLA_OK) {
+      planned = 1;
+      c->lookahead = pch.lookahead;
+      la = pch.lookahead ? "look-ahead 1" : "look-ahead off";
+    }
+  }
+  int want = planned ? pch.alg : opts ? opts->lu_alg : HLA_LU_AUTO, I, J, nnodes = 1;
   explicit_groups(opts, c->M, c->N, &I, &J);
   hgrid_nodes(g, &nnodes, NULL, NULL);
   const char *how;
@@ -212,8 +230,14 @@ int hlu_setup(hlu_ctx *c, hmat A, const hla_opts *opts) {
     hlu_level_free(&c->collv);
     return code;
   }
-  snprintf(c->why, sizeof c->why, "%s (%d x %d groups); %s; %s", how, c->groups_row, c->groups_col,
-           la, pa);
+  if (planned)
+    snprintf(c->why, sizeof c->why, "%.150s; %s; %s", pch.why, how, pa);
+  else
+    snprintf(c->why, sizeof c->why, "%s (%d x %d groups); %s; %s", how, c->groups_row,
+             c->groups_col, la, pa);
+  c->predicted = planned ? pch.seconds
+                 : mach  ? hplan_lu_predict(mach, g, c->n, c->nb, c->alg, c->lookahead)
+                         : 0.0;
   return HLA_OK;
 }
 
@@ -251,6 +275,7 @@ void hlu_report(const hlu_ctx *c, const hla_opts *opts, double seconds) {
   r->lookahead = c->lookahead;
   r->panel = c->panel;
   r->threads = hgrid_threads(c->g);
+  r->predicted_seconds = c->predicted;
   r->seconds = seconds;
   memcpy(r->why, c->why, sizeof r->why);
 }
@@ -308,6 +333,16 @@ static void early_test(hlu_early *q) {
 int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
   const int64_t n = c->n, lld = c->lld;
   const int nb = c->nb, M = c->M, N = c->N, me_r = c->myrow, me_c = c->mycol;
+  if (M * N == 1) {
+    /* One process holds the whole matrix in global order: LAPACK's blocked LU on all its threads
+     * is the best there is (same pivots: both take the first largest entry). */
+    int64_t info;
+    int e = hkern_dgetrf(n, n, c->a, lld, ipiv, &info);
+    if (e != HLA_OK) return HBSP_FAIL(c->all, e, "hlu_factor: dgetrf of order %lld", (long long)n);
+    if (info >= 0 && (c->info < 0 || info < c->info)) c->info = info;
+    snprintf(c->why, sizeof c->why, "one process: LAPACK dgetrf on %d threads", c->g->threads);
+    return HLA_OK;
+  }
   int64_t *pairs = c->iwork; /* 4 nb entries */
   int64_t pinfo = -1;
   /* Early L broadcast: with look-ahead on a flat process row and MPI's own broadcast, panel k+1
