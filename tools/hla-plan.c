@@ -123,8 +123,10 @@ static void show_machine(const hplan_machine *m) {
   printf("  dgemm %.2f GF/s per rank (khalf %.0f, mhalf %.0f); alone with t threads:",
          m->gemm_rate / 1e9, m->gemm_khalf, m->gemm_mhalf);
   for (int t = 0; t < m->nthreads && t < 8; t++) printf(" %.1f", m->gemm_threads[t] / 1e9);
-  printf("\n  panel LU %.2f GF/s (half %.0f); copy %.2f GB/s; DAXPY r %.2f GF/s\n",
-         m->panel_rate / 1e9, m->panel_half, m->copy_rate / 1e9, m->r / 1e9);
+  printf("\n  panel LU %.2f GF/s (half %.0f); dgetrf %.2f GF/s (half %.0f); copy %.2f GB/s; "
+         "DAXPY r %.2f GF/s\n",
+         m->panel_rate / 1e9, m->panel_half, m->getrf_rate / 1e9, m->getrf_half, m->copy_rate / 1e9,
+         m->r / 1e9);
   printf("  link intra alpha %.3g s beta %.3g s/B (%.2f GB/s); inter alpha %.3g beta %.3g%s\n",
          m->link[0].alpha, m->link[0].beta, m->link[0].beta > 0 ? 1e-9 / m->link[0].beta : 0,
          m->link[1].alpha, m->link[1].beta, m->have_inter ? "" : " (not measured)");

@@ -92,6 +92,8 @@ typedef struct {
   double panel_rate; /* asymptotic flop/s of the node-local recursive panel LU, one rank ... */
   double panel_half; /* ... falling as jb / (jb + panel_half) with the panel width jb */
   double copy_rate;  /* bytes/s of a local strided pack (memory bound), every rank at once */
+  double getrf_rate; /* asymptotic flop/s of LAPACK's dgetrf (one process: hlu_factor's path) ... */
+  double getrf_half; /* ... falling as n / (n + getrf_half) with the order n */
   /* communication */
   hplan_link link[2];    /* ping-pong inside a node [HPLAN_INTRA] and across nodes [HPLAN_INTER] */
   int have_inter;        /* link[HPLAN_INTER] was measured; else it is a copy of the intra link */

@@ -55,6 +55,7 @@ typedef struct {
   int64_t *iwork; /* composed interchanges (factor), the permutation (solve) */
   hla_buf msg;    /* packing for row moves */
   int64_t info;   /* first zero pivot (global column), -1 if none */
+  double predicted; /* the planner's seconds for what runs (0 without a machine model) */
 } hlu_ctx;
 
 /* Number of the lu_alg/lookahead/panel option fields compared across ranks by hlu_opts_check. */

@@ -11,6 +11,7 @@
  */
 #include <string.h>
 #include "dist/lu_impl.h"
+#include "dist/plan_impl.h"
 
 /* Local checks of the right-hand side against the factors. */
 static int check_rhs(const char *fn, hmat LU, hmat B) {
@@ -67,6 +68,8 @@ static int solve_run(hlu_ctx *c, const int64_t *ipiv, hmat B) {
 /* Setup, workspaces for what runs (factor and/or solve), agreed. */
 static int prepare(hlu_ctx *c, hmat A, hmat B, const hla_opts *opts, int factor) {
   HLA_CALL(hlu_setup(c, A, opts));
+  double solve = hplan_solve_predict(A->g, A->n, A->nb, B->n); /* 0 without a model */
+  c->predicted = factor ? c->predicted + solve : solve;
   int64_t nb = A->nb, bl = B->nloc > A->nloc || !factor ? B->nloc : A->nloc;
   int64_t iw = 3 * A->n > 4 * nb ? 3 * A->n : 4 * nb;
   int code =

@@ -10,7 +10,12 @@
  * of memory for the copy. A transposed operand costs the same as a re-blocked one: the transpose
  * is done while packing. The report says when this happened (redistributed = 1).
  *
- * Automatic choices (opts NULL or zero fields; a planner will replace these rules):
+ * Automatic choices. With opts NULL (or every algorithm field zero) and a machine model on the grid
+ * (hplan_grid_machine: attached, loaded from the machine file, or probed once, as HLA_PLAN says),
+ * the planner chooses the algorithm, b, the HSUMMA groups and outer block and the 3D layers for
+ * this grid and layout by its cost model (src/dist/plan.c), and says why in the report, with the
+ * predicted time. Otherwise (no model, HLA_PLAN=off, or some fields given) these rules fill the
+ * zero fields:
  *   algorithm: P = 1 -> SUMMA (a local dgemm); k >= 4 max(m, n) and a replication c >= 2 that
  *              divides M or N and fits opts->mem_bound -> 3D (c layers); the grid spans several
  *              nodes and the default groups are neither 1 x 1 nor M x N -> HSUMMA; else SUMMA.
@@ -27,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dist/matmul_impl.h"
+#include "dist/plan_impl.h"
 #include "kernels/kernels.h"
 
 /* Smallest automatic panel width: below about 256, a rank-b dgemm update loses speed. */
@@ -196,6 +202,7 @@ typedef struct {
   int I, J;
   int c, split_rows;
   int a_here, b_here; /* operand used where it is */
+  double predicted;   /* the model's seconds (0 without a machine model) */
   char why[256];
 } mm_plan;
 
@@ -249,8 +256,9 @@ static int default_c(int64_t m, int64_t n, int64_t k, int M, int N, int mb, int 
 /* Choose everything from global arguments: the same on every rank. HLA_ERR_ARG / NOMEM with a
  * message in why. */
 static int plan_make(hgrid g, char ta, char tb, hmat A, hmat B, hmat C, int64_t k,
-                     const hla_opts *o, mm_plan *p) {
+                     const hla_opts *o, const hplan_machine *mach, mm_plan *p) {
   static const hla_opts none = HLA_OPTS_INIT;
+  int autoplan = mach != NULL && hplan_mm_automatic(o);
   if (o == NULL) o = &none;
   int M = g->M, N = g->N, P = M * N;
   int64_t m = C->m, n = C->n;
@@ -357,6 +365,19 @@ static int plan_make(hgrid g, char ta, char tb, hmat A, hmat B, hmat C, int64_t 
     if (c > 1) p->a_here = p->b_here = 0; /* the layers have their own layouts */
   }
   snprintf(p->why, sizeof p->why, "%s", why);
+  hplan_mm_choice pc;
+  if (autoplan && hplan_mm_fixed(mach, g, ta, tb, A, B, C, k, o->mem_bound, &pc) == HLA_OK) {
+    p->alg = pc.alg, p->b = pc.b, p->Mo = pc.Mo, p->I = pc.gi, p->J = pc.gj;
+    p->c = pc.alg == HLA_MM_3D ? pc.c : 1, p->split_rows = pc.split_rows;
+    p->a_here = ta == 'N' && A->mb == C->mb, p->b_here = tb == 'N' && B->nb == C->nb;
+    if (p->c > 1) p->a_here = p->b_here = 0;
+    p->predicted = pc.seconds;
+    snprintf(p->why, sizeof p->why, "%s", pc.why);
+  } else if (mach != NULL) {
+    p->predicted = hplan_mm_predict(mach, g, m, n, k, C->mb, C->nb, A->nb, B->mb, p->a_here,
+                                    p->b_here, p->alg, p->b, p->Mo, p->I, p->J, p->c,
+                                    p->split_rows, o->bcast.alg);
+  }
   return HLA_OK;
 }
 
@@ -441,8 +462,12 @@ int hmatmul(char transa, char transb, double alpha, hmat A, hmat B, double beta,
   else
     code = check_args(all, transa, transb, A, B, C, &k);
   char ta = trans_norm(transa), tb = trans_norm(transb);
+  /* The machine model: looked for (maybe probed, collectively) only when the planner may choose;
+   * otherwise the one already on the grid, if any, for the predicted time. */
+  const hplan_machine *mach = g->plan_state == 1 ? g->machine : NULL;
+  if (code == HLA_OK && hplan_mm_automatic(opts)) code = hplan_grid_machine(g, &mach);
   if (code == HLA_OK) {
-    code = plan_make(g, ta, tb, A, B, C, k, opts, &p);
+    code = plan_make(g, ta, tb, A, B, C, k, opts, mach, &p);
     if (code != HLA_OK) HBSP_FAIL_ALL(all, code, "%s", p.why);
   }
   HLA_CALL(hbsp_agree(all, code));
@@ -534,6 +559,7 @@ int hmatmul(char transa, char transb, double alpha, hmat A, hmat B, double beta,
     rep->replication = p.c;
     rep->threads = g->threads;
     rep->redistributed = redistributed;
+    rep->predicted_seconds = p.predicted;
     rep->seconds = hbsp_time() - t0;
     snprintf(rep->why, sizeof rep->why, "%.200s%s", p.why,
              redistributed ? "; operands remapped to C's layout" : "");

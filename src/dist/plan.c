@@ -468,6 +468,13 @@ double hplan_lu_predict(const hplan_machine *m, hgrid g, int64_t n, int nb, int 
   return hp_lu_time(&x, &c, NULL, NULL, NULL);
 }
 
+double hplan_solve_predict(hgrid g, int64_t n, int nb, int64_t nrhs) {
+  if (g == NULL || g->plan_state != 1 || g->machine == NULL || nrhs <= 0) return 0.0;
+  hp_ctx x;
+  grid_ctx(&x, g->machine, g);
+  return hp_solve_time(&x, n, g->M, g->N, nb, nrhs > INT32_MAX ? INT32_MAX : (int)nrhs);
+}
+
 int hplan_env_shape(hbsp_env env, int *M, int *N, hplan_machine **mach) {
   *M = *N = 0, *mach = NULL;
   hbsp_env node = NULL;

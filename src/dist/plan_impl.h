@@ -21,6 +21,7 @@ typedef struct {
   double rate; /* asymptotic dgemm flop/s per rank in this placement */
   double khalf, mhalf;
   double panel_rate, panel_half; /* node-local panel LU, per rank in this placement */
+  double getrf_rate, getrf_half; /* LAPACK dgetrf of one rank in this placement */
   double copy;                   /* bytes/s of a pack per rank */
   hplan_link intra, inter;
   double kappa[6]; /* measured / modelled world broadcast per hbsp_alg (calibration) */
@@ -131,6 +132,9 @@ typedef struct {
 } hplan_lu_choice;
 
 int hplan_lu_fixed(const hplan_machine *m, hgrid g, int64_t n, int nb, hplan_lu_choice *out);
+/* Predicted seconds of hlu_solve with nrhs right-hand sides on g by the model already on g (0 when
+ * there is none). Local, pure. */
+double hplan_solve_predict(hgrid g, int64_t n, int nb, int64_t nrhs);
 double hplan_lu_predict(const hplan_machine *m, hgrid g, int64_t n, int nb, int alg, int lookahead);
 
 /* hgrid_create(M = N = 0): the grid shape for env from the machine model (loaded or probed as

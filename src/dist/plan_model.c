@@ -56,14 +56,14 @@
  *   swaps   M = 1 local copies of 2 jb rows; M > 1 one superstep of the column,
  *           h = 2 jb (M - 1)/M (local columns);
  *   U       trsm (jb^2 C flops) on one process row, bcast(col, jb C 8);
- *   update  dgemm(R', C, jb), R' = local rows >= j0 + jb.
- *   Without look-ahead (or N = 1) a step is the sum. With look-ahead and N > 1 the owner of block
- *   k + 1 updates that block, factors panel k + 1 and (flat rows, MPI's broadcast) posts its L
- *   broadcast at once, so a step costs L (1 - ovl) + swaps + U +
- *   max(update of everything, update of block k + 1 + panel k + 1).
- * Solve (trsolve.c, lu_solve.c): the permutation superstep and, per block and triangle, a row
- *   broadcast of the triangle's block column to the process columns holding B, a column broadcast
- *   of the solved block, a trsm and a dgemm.
+ *   update  dgemm(R', C, jb), R' = local rows >= j0 + jb. *   Without look-ahead (or N = 1) a step
+ * is the sum. With look-ahead and N > 1 the owner of block k + 1 updates that block, factors panel
+ * k + 1 and (flat rows, MPI's broadcast) sends its L panel at once (point-to-point up to 8 process
+ * columns), so a step costs L (1 - ovl) + swaps + U + max(update of everything, update of block k +
+ * 1 + panel k + 1). One process (1 x 1): LAPACK's dgetrf, 2/3 n^3 (1 + getrf_half / n) /
+ * getrf_rate. Solve (trsolve.c, lu_solve.c): the permutation superstep and, per block and triangle,
+ * a row broadcast of the triangle's block column to the process columns holding B, a column
+ * broadcast of the solved block, a trsm and a dgemm.
  */
 #include <math.h>
 #include <string.h>
@@ -262,6 +262,9 @@ void hp_ctx_make(hp_ctx *x, const hplan_machine *m, int P, int nodes, int rpn, i
   x->panel_rate = (m->panel_rate > 0 ? m->panel_rate : 0.5 * m->gemm_rate) * scale;
   if (!(x->panel_rate > 0)) x->panel_rate = 0.5 * x->rate;
   x->panel_half = m->panel_half > 0 ? m->panel_half : 0;
+  x->getrf_rate = (m->getrf_rate > 0 ? m->getrf_rate : 0.8 * m->gemm_rate) * scale;
+  if (!(x->getrf_rate > 0)) x->getrf_rate = 0.8 * x->rate;
+  x->getrf_half = m->getrf_half > 0 ? m->getrf_half : 0;
   x->copy = (m->copy_rate > 0 ? m->copy_rate : 2e9) * clampd((double)r0 / real_rpn, 0.125, 8);
   x->intra = m->link[HPLAN_INTRA];
   x->inter = m->have_inter ? m->link[HPLAN_INTER] : m->link[HPLAN_INTRA];
@@ -580,6 +583,12 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
   int nb = c->nb, M = c->M, N = c->N;
   double cp = 0, cm = 0, t = 0;
   if (n <= 0 || nb <= 0) goto done;
+  if (M * N == 1) { /* one process: LAPACK's dgetrf on all its threads */
+    double nn = (double)n;
+    t = cp = 2.0 / 3 * nn * nn * nn * (1 + x->getrf_half / nn) / x->getrf_rate;
+    if (c->nrhs > 0) t += hp_solve_time(x, n, M, N, nb, c->nrhs);
+    goto done;
+  }
   hp_env row = hp_env_of(x, 0, 1, N), col = hp_env_of(x, 0, N, M);
   int hier = c->alg == HLA_LU_HIER;
   int la = c->lookahead > 0 && N > 1;
@@ -632,8 +641,9 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
         pn = lu_panel(x, c, col, R1, nj, &pc);
         cmp += pc;
         cp += pn;
-      }
-      step = panel + (early ? (1 - x->ovl) * L : L) + swap + trsm + Ub + fmax(upd, upd_next + pn);
+      } /* the early broadcast is point-to-point from the owner up to 8 process columns */
+      double Le = N <= 8 ? hp_bcast(x, row, HBSP_FLAT, Lb) : L;
+      step = panel + (early ? (1 - x->ovl) * Le : L) + swap + trsm + Ub + fmax(upd, upd_next + pn);
       pnext = pn;
     }
     (void)pnext;

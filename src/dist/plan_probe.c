@@ -8,8 +8,9 @@
  *                and in 1/m (least squares), which gives the asymptotic rate, khalf and mhalf;
  *   threads      one rank per node (the others sleep in the barriers) with 1, 2, ... cores threads
  *                (at most 12 counts: 1, 2, 4, ... and the core count above 8), m = n = k ~ 768;
- *   panel LU     hkern_panel_lu of 2048 x 32 and 2048 x 128, every rank at once (fit in 1/jb);
- *   copy         hkern_pack of a 1024 x 512 block with leading dimension 2048, every rank at once;
+ *   panel LU     hkern_panel_lu of 2048 x 32 and 2048 x 128, every rank at once (fit in 1/jb); *
+ * copy         hkern_pack of a 1024 x 256 block with leading dimension 2048, every rank at once;
+ *   dgetrf       LAPACK's LU of order 256 and 768, every rank at once (fit in 1/n);
  *   links        ping-pong in rounds of the XOR partner function (hplan_pairwise, at most 64
  *                rounds): the median latency and inverse bandwidth of the pairs inside a node and
  *                of those across nodes;
@@ -165,6 +166,24 @@ static int run_panel(void *p) {
 }
 
 typedef struct {
+  int64_t n;
+  double *a, *orig;
+  int64_t *ipiv;
+} getrf_arg;
+
+static int prep_getrf(void *p) {
+  getrf_arg *q = p;
+  memcpy(q->a, q->orig, (size_t)(q->n * q->n) * sizeof(double));
+  return HLA_OK;
+}
+
+static int run_getrf(void *p) {
+  getrf_arg *q = p;
+  int64_t info;
+  return hkern_dgetrf(q->n, q->n, q->a, q->n, q->ipiv, &info);
+}
+
+typedef struct {
   int64_t m, n, lda;
   double *a, *buf;
 } copy_arg;
@@ -243,12 +262,13 @@ static void fit_half(const double *x, const double *rate, int n, double *rinf, d
 typedef struct {
   hbsp_env penv, node, row, col;
   double *a, *b, *c, *pa, *po;
-  int64_t *ipiv;
+  int64_t *ipiv, *ipiv2;
   char *bb;
 } probe_ws;
 
 static void ws_free(probe_ws *w) {
-  free(w->a), free(w->b), free(w->c), free(w->pa), free(w->po), free(w->ipiv), free(w->bb);
+  free(w->a), free(w->b), free(w->c), free(w->pa), free(w->po), free(w->ipiv), free(w->ipiv2);
+  free(w->bb);
 }
 
 static void fill(double *v, int64_t n, uint64_t seed) {
@@ -322,7 +342,8 @@ static int probe_body(hbsp_env env, probe_ws *w, hplan_machine *m) {
            (w->c = malloc(sizeof(double) * NR * NR * 2)) &&
            (w->pa = malloc(sizeof(double) * 2048 * 128)) &&
            (w->po = malloc(sizeof(double) * 2048 * 128)) &&
-           (w->ipiv = malloc(sizeof(int64_t) * 128)) && (w->bb = malloc((size_t)1 << 20));
+           (w->ipiv = malloc(sizeof(int64_t) * 128)) && (w->ipiv2 = malloc(sizeof(int64_t) * NR)) &&
+           (w->bb = malloc((size_t)1 << 20));
   HLA_CALL(hbsp_agree(
       w->penv, ok ? HLA_OK : HBSP_FAIL(w->penv, HLA_ERR_NOMEM, "hplan_probe: out of memory")));
   fill(w->a, NR * NR, 1 + me), fill(w->b, NR * NR, 2 + me), fill(w->c, NR * NR * 2, 3);
@@ -385,6 +406,17 @@ static int probe_body(hbsp_env env, probe_ws *w, hplan_machine *m) {
       rp[i] = (2048.0 * jbs[i] * jbs[i] - jbs[i] * jbs[i] * jbs[i] / 3) / t;
     }
     fit_half(jbs, rp, 2, &m->panel_rate, &m->panel_half);
+  } /* LAPACK dgetrf (the one-process LU) */
+  {
+    const double ns[2] = {256, 768};
+    double rg[2], t;
+    for (int i = 0; i < 2; i++) {
+      getrf_arg q = {(int64_t)ns[i], w->c + NR * NR, w->c, w->ipiv2};
+      fill(w->c, (int64_t)ns[i] * (int64_t)ns[i], 9 + me);
+      HLA_CALL(timed(pc, 1, 0, run_getrf, prep_getrf, &q, 1, &t));
+      rg[i] = 2.0 / 3 * ns[i] * ns[i] * ns[i] / t;
+    }
+    fit_half(ns, rg, 2, &m->getrf_rate, &m->getrf_half);
   }
 
   /* copy */
@@ -530,6 +562,7 @@ void hplan_machine_synthetic(hplan_machine *m, int P, int nodes, int cores, doub
   m->gemm_khalf = 32, m->gemm_mhalf = 16;
   m->panel_rate = 0.5 * m->gemm_rate, m->panel_half = 32;
   m->copy_rate = 4e9;
+  m->getrf_rate = 0.8 * m->gemm_rate, m->getrf_half = 64;
   m->link[HPLAN_INTRA] = intra;
   m->link[HPLAN_INTER] = nodes > 1 ? inter : intra;
   m->have_inter = nodes > 1;
@@ -579,6 +612,8 @@ static const field fields[] = {FLD(version, F_INT, 1),
                                FLD(panel_rate, F_DBL, 1),
                                FLD(panel_half, F_DBL, 1),
                                FLD(copy_rate, F_DBL, 1),
+                               FLD(getrf_rate, F_DBL, 1),
+                               FLD(getrf_half, F_DBL, 1),
                                FLD(link, F_DBL, 4),
                                FLD(have_inter, F_INT, 1),
                                FLD(env_p, F_INT, HPLAN_NENV),

@@ -1,0 +1,260 @@
+/* Tests of the machine probe, the machine file round trip and the automatic calls that use the
+ * planner (hgrid_create(0, 0), hmat_create(.., 0, 0), hmatmul and hla_gesv with opts NULL), with
+ * synthetic machine models so that every decision is deterministic (no timing is asserted).
+ * @procs 1 2 4
+ */
+#define _GNU_SOURCE /* setenv, gethostname */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "harness.h"
+
+static double entry(int64_t i, int64_t j, void *ctx) {
+  return ht_rand_entry(*(uint64_t *)ctx, i, j);
+}
+
+/* rank 0's path for this run (the same on every rank). */
+static void tmp_path(char *buf, size_t size, const char *name) {
+  int pid = (int)getpid();
+  MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  snprintf(buf, size, "/tmp/hla_test_plan_%d/%s", pid, name);
+}
+
+static void test_probe_and_file(void) {
+  hbsp_env w;
+  hbsp_init(MPI_COMM_WORLD, &w);
+  int P = hbsp_size(w);
+  hplan_machine m, r0;
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, hplan_probe(w, &m) == HLA_OK));
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, m.version == HPLAN_VERSION && m.P == P && m.nodes >= 1 &&
+                                       m.threads >= 1 && m.cores_per_node >= 1));
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, m.gemm_rate > 0 && m.panel_rate > 0 && m.copy_rate > 0 &&
+                                       m.r > 0 && m.nthreads >= 1 && m.gemm_threads[0] > 0));
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, m.overlap >= 0 && m.overlap <= 1 && m.seconds > 0));
+  if (P > 1) {
+    CU_ASSERT(ht_all(MPI_COMM_WORLD, m.link[HPLAN_INTRA].alpha > 0 && m.env_p[HPLAN_WORLD] == P &&
+                                         m.l[HPLAN_WORLD] > 0 && m.bcast[HBSP_NATIVE][2] > 0));
+  }
+  /* the same model on every rank */
+  r0 = m;
+  MPI_Bcast(&r0, (int)sizeof r0, MPI_BYTE, 0, MPI_COMM_WORLD);
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, memcmp(&r0, &m, sizeof m) == 0));
+
+  /* save on rank 0, read back everywhere; a second entry with another P is kept apart */
+  char path[256];
+  tmp_path(path, sizeof path, "machine.json");
+  if (ht_rank() == 0) {
+    CU_ASSERT_EQUAL(hplan_save(&m, path), HLA_OK);
+    hplan_machine other = m;
+    other.P = P + 100, other.gemm_rate = 1;
+    CU_ASSERT_EQUAL(hplan_save(&other, path), HLA_OK);
+    CU_ASSERT_EQUAL(hplan_save(&m, path), HLA_OK); /* replaces, does not add */
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  hplan_machine l;
+  memset(&l, 0, sizeof l);
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, hplan_load(&l, path, m.host, P, m.nodes) == HLA_OK));
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, memcmp(&l, &m, sizeof m) == 0));
+  CU_ASSERT(ht_all(MPI_COMM_WORLD,
+                   hplan_load(&l, path, m.host, P + 100, 0) == HLA_OK && l.gemm_rate == 1));
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, hplan_load(&l, path, "no-such-host", 0, 0) == HLA_ERR_STATE));
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (ht_rank() == 0) remove(path);
+
+  /* the planner on the probed model, at a few P */
+  hplan_ranking *r = malloc(sizeof *r);
+  for (int p = 1; p <= 4; p *= 2) {
+    hplan_target t;
+    memset(&t, 0, sizeof t);
+    t.P = p;
+    int e1 = hplan_matmul_rank(&m, 1000, 1000, 1000, &t, r);
+    CU_ASSERT(e1 == HLA_OK && r->ncand > 0 && r->cand[0].seconds > 0 && r->cand[0].P == p);
+    int e2 = hplan_lu_rank(&m, 1000, &t, r);
+    CU_ASSERT(e2 == HLA_OK && r->ncand > 0 && r->cand[0].seconds > 0);
+  }
+  free(r);
+  hbsp_free(&w);
+}
+
+/* C := A B with opts on g (blocks from the planner when blk = 0); the error against a serial
+ * product on rank 0 (every rank gets it) and the report. */
+static double mult_err(hgrid g, int64_t n, int blk, const hla_opts *o, int *code) {
+  hmat A, B, C;
+  uint64_t sa = 11, sb = 12;
+  hmat_create(g, n, n, blk, blk, &A);
+  hmat_create(g, n, n, blk, blk, &B);
+  hmat_create(g, n, n, blk, blk, &C);
+  hmat_fill(A, entry, &sa);
+  hmat_fill(B, entry, &sb);
+  *code = hmatmul('N', 'N', 1.0, A, B, 0.0, C, o);
+  double *got = ht_rank() == 0 ? malloc(sizeof(double) * n * n) : NULL;
+  hmat_gather(C, 0, got, n);
+  double err = 0;
+  if (got) {
+    for (int64_t j = 0; j < n; j++)
+      for (int64_t i = 0; i < n; i++) {
+        double c = 0;
+        for (int64_t l = 0; l < n; l++) c += entry(i, l, &sa) * entry(l, j, &sb);
+        err = fmax(err, fabs(c - got[i + j * n]));
+      }
+    err /= 0.25 * (double)n * DBL_EPSILON;
+  }
+  MPI_Bcast(&err, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  free(got);
+  hmat_free(&A), hmat_free(&B), hmat_free(&C);
+  return err;
+}
+
+static void test_auto_calls_with_model(void) {
+  hbsp_env w;
+  hbsp_init(MPI_COMM_WORLD, &w);
+  int P = hbsp_size(w);
+  hgrid g;
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, hgrid_create(w, 0, 0, &g) == HLA_OK)); /* HLA_PLAN=off */
+  int M, N;
+  hgrid_shape(g, &M, &N, NULL, NULL);
+  hplan_machine m;
+  hplan_machine_synthetic(&m, P, 1, P, 1e10, (hplan_link){1e-6, 1e-10}, (hplan_link){1e-6, 1e-10});
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, hplan_grid_set(g, &m) == HLA_OK));
+  const hplan_machine *got = NULL;
+  CU_ASSERT(
+      ht_all(MPI_COMM_WORLD, hplan_grid_machine(g, &got) == HLA_OK && got != NULL && got->P == P));
+
+  /* hmat_create(0, 0): the planner's LU block for this grid */
+  const int64_t n = 150;
+  hplan_target t;
+  memset(&t, 0, sizeof t);
+  t.P = P, t.nodes = 1, t.M = M, t.N = N;
+  hplan_ranking *r = malloc(sizeof *r);
+  CU_ASSERT_EQUAL(hplan_lu_rank(&m, n, &t, r), HLA_OK);
+  int want = r->cand[0].nb;
+  hmat A;
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, hmat_create(g, n, n, 0, 0, &A) == HLA_OK));
+  int mb, nb;
+  hmat_blocks(A, &mb, &nb);
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, mb == want && nb == want));
+  hmat_free(&A);
+
+  /* hmatmul with every field automatic: the planner chooses, the result is right */
+  hla_report rep;
+  hla_opts o = HLA_OPTS_INIT;
+  o.report = &rep;
+  int code;
+  double err = mult_err(g, 97, 16, &o, &code);
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, code == HLA_OK && err <= 16));
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, rep.predicted_seconds > 0));
+  if (P > 1) CU_ASSERT(ht_all(MPI_COMM_WORLD, strncmp(rep.why, "planner:", 8) == 0));
+  err = mult_err(g, 64, 8, NULL, &code);
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, code == HLA_OK && err <= 16));
+  /* explicit options: the rules, and still a prediction from the model on the grid */
+  hla_opts s = HLA_OPTS_INIT;
+  s.mm_alg = HLA_MM_SUMMA, s.report = &rep;
+  err = mult_err(g, 64, 8, &s, &code);
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, code == HLA_OK && err <= 16 && rep.mm_alg == HLA_MM_SUMMA &&
+                                       rep.predicted_seconds > 0));
+
+  /* hla_gesv with every field automatic */
+  hmat B;
+  uint64_t sa = 21, sb = 22;
+  hmat_create(g, n, n, 0, 0, &A);
+  hmat_create(g, n, 2, want, want, &B);
+  hmat_fill(A, entry, &sa);
+  hmat_fill(B, entry, &sb);
+  int64_t *ipiv = malloc(sizeof(int64_t) * n);
+  hla_opts lo = HLA_OPTS_INIT;
+  lo.report = &rep;
+  CU_ASSERT(ht_all(MPI_COMM_WORLD,
+                   hla_gesv(A, ipiv, B, &lo) ==
+                       HLA_OK)); /* (one process runs LAPACK's dgetrf and says so instead) */
+  CU_ASSERT(ht_all(MPI_COMM_WORLD,
+                   rep.predicted_seconds > 0 && (P == 1 || strstr(rep.why, "planner") != NULL)));
+  /* the solution: ||A x - b|| small against the generator */
+  double *x = ht_rank() == 0 ? malloc(sizeof(double) * n * 2) : NULL;
+  hmat_gather(B, 0, x, n);
+  double res = 0;
+  if (x) {
+    for (int c = 0; c < 2; c++)
+      for (int64_t i = 0; i < n; i++) {
+        double s2 = -entry(i, c, &sb);
+        for (int64_t j = 0; j < n; j++) s2 += entry(i, j, &sa) * x[j + c * n];
+        res = fmax(res, fabs(s2));
+      }
+  }
+  MPI_Bcast(&res, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  CU_ASSERT(res < 1e-9);
+  free(x), free(ipiv), free(r);
+  hmat_free(&A), hmat_free(&B);
+  hgrid_free(&g);
+  hbsp_free(&w);
+}
+
+/* hgrid_create(0, 0) reads the machine file (HLA_PLAN=load) and takes the planner's grid. */
+static void test_grid_from_file(void) {
+  hbsp_env w;
+  hbsp_init(MPI_COMM_WORLD, &w);
+  int P = hbsp_size(w);
+  char path[256];
+  tmp_path(path, sizeof path, "synthetic.json");
+  /* a machine whose links are slow, so that the grid shape matters */
+  hplan_machine m;
+  hplan_machine_synthetic(&m, P, 1, P, 1e10, (hplan_link){2e-4, 1e-9}, (hplan_link){2e-4, 1e-9});
+  gethostname(m.host, sizeof m.host - 1);
+  MPI_Bcast(m.host, sizeof m.host, MPI_CHAR, 0, MPI_COMM_WORLD);
+  if (ht_rank() == 0) CU_ASSERT_EQUAL(hplan_save(&m, path), HLA_OK);
+  MPI_Barrier(MPI_COMM_WORLD);
+  setenv("HLA_MACHINE_FILE", path, 1);
+  setenv("HLA_PLAN", "load", 1);
+  setenv("HLA_PLAN_N", "2048", 1);
+  hgrid g;
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, hgrid_create(w, 0, 0, &g) == HLA_OK));
+  hplan_target t;
+  memset(&t, 0, sizeof t);
+  t.P = P, t.nodes = 1;
+  hplan_ranking *r = malloc(sizeof *r);
+  CU_ASSERT_EQUAL(hplan_lu_rank(&m, 2048, &t, r), HLA_OK);
+  int M, N;
+  hgrid_shape(g, &M, &N, NULL, NULL);
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, M == r->cand[0].M && N == r->cand[0].N));
+  const hplan_machine *got = NULL;
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, hplan_grid_machine(g, &got) == HLA_OK && got != NULL &&
+                                       got->link[0].alpha == 2e-4));
+  hgrid_free(&g);
+
+  /* HLA_PLAN=off: the documented rules (most square grid, blocks of 64) */
+  setenv("HLA_PLAN", "off", 1);
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, hgrid_create(w, 0, 0, &g) == HLA_OK));
+  hgrid_shape(g, &M, &N, NULL, NULL);
+  int Ms = 1;
+  for (int d = 1; d * d <= P; d++)
+    if (P % d == 0) Ms = d;
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, M == Ms && N == P / Ms));
+  hmat A;
+  hmat_create(g, 500, 500, 0, 0, &A);
+  int mb, nb;
+  hmat_blocks(A, &mb, &nb);
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, mb == HMAT_DEFAULT_BLOCK && nb == HMAT_DEFAULT_BLOCK));
+  hmat_free(&A);
+  hla_report rep;
+  hla_opts o = HLA_OPTS_INIT;
+  o.report = &rep;
+  int code;
+  double err = mult_err(g, 40, 8, &o, &code);
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, code == HLA_OK && err <= 16 && rep.predicted_seconds == 0));
+  hgrid_free(&g);
+  unsetenv("HLA_MACHINE_FILE");
+  unsetenv("HLA_PLAN_N");
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (ht_rank() == 0) remove(path);
+  free(r);
+  hbsp_free(&w);
+}
+
+void hla_test_register(void) {
+  CU_pSuite s = CU_add_suite("plan", NULL, NULL);
+  HT_ADD(s, test_probe_and_file);
+  HT_ADD(s, test_auto_calls_with_model);
+  HT_ADD(s, test_grid_from_file);
+}
