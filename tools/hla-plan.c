@@ -124,9 +124,9 @@ static void show_machine(const hplan_machine *m) {
          m->gemm_rate / 1e9, m->gemm_khalf, m->gemm_mhalf);
   for (int t = 0; t < m->nthreads && t < 8; t++) printf(" %.1f", m->gemm_threads[t] / 1e9);
   printf("\n  panel LU %.2f GF/s (half %.0f); dgetrf %.2f GF/s (half %.0f); copy %.2f GB/s; "
-         "DAXPY r %.2f GF/s\n",
+         "DAXPY r %.2f GF/s; fresh memory %.2f GB/s\n",
          m->panel_rate / 1e9, m->panel_half, m->getrf_rate / 1e9, m->getrf_half, m->copy_rate / 1e9,
-         m->r / 1e9);
+         m->r / 1e9, m->alloc_rate / 1e9);
   printf("  link intra alpha %.3g s beta %.3g s/B (%.2f GB/s); inter alpha %.3g beta %.3g%s\n",
          m->link[0].alpha, m->link[0].beta, m->link[0].beta > 0 ? 1e-9 / m->link[0].beta : 0,
          m->link[1].alpha, m->link[1].beta, m->have_inter ? "" : " (not measured)");
@@ -139,7 +139,9 @@ static void show_machine(const hplan_machine *m) {
   const char *an[6] = {"", "native", "flat", "binomial", "pipeline", "sag"};
   for (int a = 1; a < 6; a++)
     printf(" %s %.3g/%.3g/%.3g", an[a], m->bcast[a][0], m->bcast[a][1], m->bcast[a][2]);
-  printf("\n  overlap of a broadcast behind a dgemm: %.2f\n", m->overlap);
+  printf("\n  overlap of a broadcast behind a dgemm: %.2f; a collective after computing: +%.3g s\n",
+         m->overlap, m->sync_load);
+  printf("  calibration (measured / modelled): LU %.3f, multiply %.3f\n", m->lu_cal, m->mm_cal);
 }
 
 int main(int argc, char **argv) {

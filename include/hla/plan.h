@@ -81,19 +81,20 @@ typedef struct {
   double mem_per_node; /* bytes of memory of one node (0: unknown) */
   /* computation, per rank */
   double r;          /* DAXPY pairs, flop/s (BSP r; van Duijn / bspbench) */
-  double gemm_rate;  /* asymptotic dgemm flop/s of one rank with `threads` threads while every
+  double gemm_rate;  /* dgemm flop/s of one rank (order 1536) with `threads` threads while every
                         rank computes: rate(m, n, k) = gemm_rate / ((1 + khalf/k)(1 + mhalf/m'))
                         with m' = min(m, n) */
   double gemm_khalf; /* inner dimension at which dgemm runs at half its rate */
   double gemm_mhalf; /* smaller outer dimension at which dgemm runs at half its rate */
   int nthreads;      /* entries in gemm_threads */
-  double gemm_threads[HPLAN_MAX_THREADS]; /* asymptotic dgemm flop/s of one rank with t + 1
+  double gemm_threads[HPLAN_MAX_THREADS]; /* dgemm flop/s (order 768) of one rank with t + 1
                                              threads while the other ranks of its node sleep */
   double panel_rate; /* asymptotic flop/s of the node-local recursive panel LU, one rank ... */
   double panel_half; /* ... falling as jb / (jb + panel_half) with the panel width jb */
   double copy_rate;  /* bytes/s of a local strided pack (memory bound), every rank at once */
-  double getrf_rate; /* asymptotic flop/s of LAPACK's dgetrf (one process: hlu_factor's path) ... */
+  double getrf_rate; /* flop/s of LAPACK's dgetrf (one process: hlu_factor's path) ... */
   double getrf_half; /* ... falling as n / (n + getrf_half) with the order n */
+  double alloc_rate; /* bytes/s of fresh memory (allocated and first touched: page faults) */
   /* communication */
   hplan_link link[2];    /* ping-pong inside a node [HPLAN_INTRA] and across nodes [HPLAN_INTER] */
   int have_inter;        /* link[HPLAN_INTER] was measured; else it is a copy of the intra link */
@@ -104,8 +105,14 @@ typedef struct {
   int probe_M, probe_N;  /* the grid whose row and column environments were measured */
   double bcast[6][HPLAN_NBCAST]; /* world broadcast seconds per hbsp_alg (index HBSP_NATIVE ..
                                     HBSP_SCATTER_ALLGATHER; [0] unused) at HPLAN_BCAST_SIZES */
-  double overlap; /* share (0..1) of an MPI_Ibcast hidden behind a dgemm that tests it */
-  double seconds; /* how long the probe took */
+  double overlap;   /* share (0..1) of an MPI_Ibcast hidden behind a dgemm that tests it */
+  double sync_load; /* seconds a collective costs beyond its own latency when the ranks computed
+                       just before it (skew, and waiting for a descheduled rank when the cores are
+                       oversubscribed) */
+  double lu_cal;    /* measured / modelled time of the planner's LU of order 2048 on these ranks,
+                       the end-to-end calibration of LU predictions in this placement (0: none) */
+  double mm_cal;    /* the same for the multiply of order 2048 */
+  double seconds;   /* how long the probe took */
 } hplan_machine;
 
 /* ---------------------------------------------------------------- 1. machine model */

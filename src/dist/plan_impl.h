@@ -23,12 +23,15 @@ typedef struct {
   double panel_rate, panel_half; /* node-local panel LU, per rank in this placement */
   double getrf_rate, getrf_half; /* LAPACK dgetrf of one rank in this placement */
   double copy;                   /* bytes/s of a pack per rank */
+  double alloc;                  /* bytes/s of fresh (page-faulting) memory per rank */
   hplan_link intra, inter;
-  double kappa[6]; /* measured / modelled world broadcast per hbsp_alg (calibration) */
-  double ovl;      /* share of a non-blocking broadcast hidden by a dgemm */
-  double l0, l1;   /* hbsp_sync on p ranks of one node: l0 + l1 (p - 1) */
-  double gw;       /* g per 8-byte word inside a node */
-  double ar0, ar1; /* small allreduce on p ranks of one node: ar0 + ar1 ceil(log2 p) */
+  double kappa[6];       /* measured / modelled world broadcast per hbsp_alg (calibration) */
+  double ovl;            /* share of a non-blocking broadcast hidden by a dgemm */
+  double sync_load;      /* extra seconds of a collective right after computing */
+  double lu_cal, mm_cal; /* end-to-end calibration factors (1: none, other placement) */
+  double l0, l1;         /* hbsp_sync on p ranks of one node: l0 + l1 (p - 1) */
+  double gw;             /* g per 8-byte word inside a node */
+  double ar0, ar1;       /* small allreduce on p ranks of one node: ar0 + ar1 ceil(log2 p) */
 } hp_ctx;
 
 /* An environment of the grid as the model sees it: p ranks spanning `spans` nodes, at most

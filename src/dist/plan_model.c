@@ -28,6 +28,13 @@
  * Every measured world broadcast calibrates its algorithm by kappa = measured / modelled (median
  * of the three sizes, clamped to [0.3, 5]).
  *
+ * Calibration: in the probe's own placement every LU (multiply) prediction is multiplied by lu_cal
+ * (mm_cal), the ratio of a measured to a modelled run of the planner's best plan of order 2048
+ * done by the probe: what the model misses on a machine (oversubscribed cores, MPI's
+ * progress, the kernel's time) is mostly proportional to the run.
+ * Waiting: every panel of a multiply and every block step of the LU (two with M > 1) waits once for
+ * ranks that were computing: sync_load, measured (skew; on oversubscribed cores the time a rank is
+ * off its core).
  * Local work: a dgemm of m x n x k takes 2 m n k / rate(m, n, k) with
  * rate = gemm_rate / ((1 + khalf / k)(1 + mhalf / min(m, n))); a pack of B bytes B / copy.
  * BSP: a sync of p ranks of one node moving h words costs h g + l0 + l1 (p - 1), fitted to the
@@ -266,9 +273,24 @@ void hp_ctx_make(hp_ctx *x, const hplan_machine *m, int P, int nodes, int rpn, i
   if (!(x->getrf_rate > 0)) x->getrf_rate = 0.8 * x->rate;
   x->getrf_half = m->getrf_half > 0 ? m->getrf_half : 0;
   x->copy = (m->copy_rate > 0 ? m->copy_rate : 2e9) * clampd((double)r0 / real_rpn, 0.125, 8);
+  x->alloc = (m->alloc_rate > 0 ? m->alloc_rate : 1e9) * clampd((double)r0 / real_rpn, 0.125, 8);
   x->intra = m->link[HPLAN_INTRA];
   x->inter = m->have_inter ? m->link[HPLAN_INTER] : m->link[HPLAN_INTRA];
   x->ovl = clampd(m->overlap, 0, 1);
+  /* waiting for ranks that computed: as measured when the cores are shared as in the probe;
+   * otherwise about a scheduler quantum times the share of time a rank is off its core */
+  double busy = (double)real_rpn * threads, busy0 = (double)r0 * t0;
+  if ((busy > cores) == (busy0 > cores))
+    x->sync_load =
+        m->sync_load > 0
+            ? m->sync_load * (busy > cores ? (1 - cores / busy) / (1 - cores / busy0) : 1.0)
+            : 0.0;
+  else
+    x->sync_load = busy > cores ? 1.5e-3 * (1 - cores / busy) : 0.0;
+  /* the end-to-end calibration holds for the probe's own placement */
+  int probe_place = P == m->P && nodes == (m->nodes > 0 ? m->nodes : 1) && threads == t0;
+  x->lu_cal = probe_place && m->lu_cal > 0 ? m->lu_cal : 1.0;
+  x->mm_cal = probe_place && m->mm_cal > 0 ? m->mm_cal : 1.0;
 
   /* BSP sync and small allreduce of p ranks on one node, fitted to the measured environments. */
   double sp = 0, sl = 0, spp = 0, spl = 0, sa = 0, spa = 0, sq = 0, sqq = 0, sg = 0;
@@ -354,6 +376,18 @@ double hp_gemm(const hp_ctx *x, double m, double n, double k) {
 
 static double pack_t(const hp_ctx *x, double bytes) {
   return bytes > 0 ? bytes / x->copy : 0.0;
+}
+
+/* A workspace of `words` doubles allocated and zeroed (hdist_alloc) in every call. glibc maps
+ * blocks of 32 MiB and more afresh each time (page faults: alloc); smaller ones mostly come back
+ * from its heap (the zeroing only), though whether they do depends on what the process freed
+ * before (its mapping threshold follows the largest block freed): the calibration absorbs that.
+ * largest: the call's largest workspace (kept for a finer rule). */
+static double alloc_t(const hp_ctx *x, double words, int largest) {
+  double bytes = 8.0 * words;
+  (void)largest;
+  if (bytes <= 0) return 0.0;
+  return bytes >= 32.0 * 1048576 ? bytes / x->alloc : bytes / x->copy;
 }
 
 /* Broadcast over e with the inter-node link on the messages that cross nodes (uncalibrated). */
@@ -456,18 +490,24 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int64_t mloc, int6
         pieces((int)Mo, kbb) * hp_bcast(x, cout, alg, 8.0 * nloc * w * per / pieces((int)Mo, kbb));
     cstep = inner + outer / per;
   }
+  if (M * N > 1) cstep += x->sync_load; /* the panel comes from ranks that were computing */
   double ovl = (alg == HBSP_AUTO || alg == HBSP_NATIVE) ? x->ovl : 0.0;
   double work = gemm + pack;
-  double t = cstep + S * work + (S - 1) * (cstep - ovl * fmin(work, cstep));
-  *compute += S * work;
+  double wide = hier ? (double)Mo : (double)b; /* two panel buffers per operand */
+  double bufs = 2 * alloc_t(x, (double)mloc * wide, mloc >= nloc) +
+                2 * alloc_t(x, (double)nloc * wide, nloc > mloc);
+  double t = bufs + cstep + S * work + (S - 1) * (cstep - ovl * fmin(work, cstep));
+  *compute += S * work + bufs;
   *comm += S * cstep;
   return t;
 }
 
-/* Remap of an operand with h local words into the computing layout (mm_remap). */
+/* Remap of an operand with h local words into the computing layout (mm_remap): the target, the
+ * send and the receive buffers are allocated, the data packed and unpacked. */
 static double remap_t(const hp_ctx *x, double h) {
   hp_env w = hp_env_of(x, 0, 1, x->P);
-  return pack_t(x, 16.0 * h) + hp_sync(x, w, h) + 2 * hp_allreduce_small(x, w, 0);
+  return 3 * alloc_t(x, h, 1) + pack_t(x, 16.0 * h) + hp_sync(x, w, h) +
+         2 * hp_allreduce_small(x, w, 0);
 }
 
 int hp_layer_split(int c, int M, int N) {
@@ -502,7 +542,7 @@ double hp_mm_time(const hp_ctx *x, const hp_mm *c, double *compute, double *comm
     hplan_link lk = fib.spans > 1 ? x->inter : x->intra;
     double red = c->c * hplan_coll_time(HPLAN_REDUCE, HBSP_NATIVE, c->c, 1, 8.0 * words / c->c, 0,
                                         gamma, lk, lk);
-    double loc = pack_t(x, 8.0 * words) + pack_t(x, 16.0 * words / c->c);
+    double loc = 2 * alloc_t(x, words, 1) + pack_t(x, 8.0 * words) + pack_t(x, 16.0 * words / c->c);
     t += red + loc;
     cm += red;
     cp += loc;
@@ -523,6 +563,7 @@ double hp_mm_time(const hp_ctx *x, const hp_mm *c, double *compute, double *comm
     double sc = pack_t(x, 8.0 * mloc * nloc); /* C := beta C */
     t += sc, cp += sc;
   }
+  t *= x->mm_cal, cp *= x->mm_cal, cm *= x->mm_cal;
   if (compute) *compute = cp;
   if (comm) *comm = cm;
   if (exposed) *exposed = t - cp > 0 ? t - cp : 0;
@@ -595,6 +636,10 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
   int early = la && (!hier || row.spans <= 1 || row.per_node <= 1) &&
               (c->bcast_alg == HBSP_AUTO || c->bcast_alg == HBSP_NATIVE);
   double Call = local_from(n, 0, nb, N);
+  /* the workspaces: two L buffers and the U buffer */
+  double Rall = local_from(n, 0, nb, M);
+  double ws = 2 * alloc_t(x, nb + 1 + Rall * nb, Rall >= Call) + alloc_t(x, nb * Call, Call > Rall);
+  t += ws, cp += ws;
   double pnext = 0; /* panel k + 1, factored in step k (look-ahead) */
   int64_t steps = (n + nb - 1) / nb;
   for (int64_t k = 0; k < steps; k++) {
@@ -614,12 +659,14 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
     cmp += L;
     double swap;
     if (M == 1) {
-      swap = pack_t(x, 2.0 * 2 * jb * 8 * Call);
+      /* per local column, jb block rows (contiguous) and up to jb pivot rows (a cache line
+       * each), read and written */
+      swap = pack_t(x, 2.0 * jb * (8 + 48) * Call);
       cp += swap;
     } else {
       double h = 2.0 * jb * (M - 1) / M * Call;
       double s = hp_sync(x, col, h);
-      swap = pack_t(x, 2.0 * 8 * h) + s;
+      swap = pack_t(x, 2.0 * (8 + 48) * h) + s;
       cmp += s;
       cp += swap - s;
     }
@@ -629,9 +676,12 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
     cmp += Ub;
     double upd = hp_gemm(x, R1, Cn, jb);
     cp += trsm + upd;
+    /* the L panel and (M > 1) the U block come from ranks that were computing */
+    double wait = x->sync_load * ((N > 1) + (M > 1));
+    cmp += wait;
     double step;
     if (!la) {
-      step = panel + L + swap + trsm + Ub + upd;
+      step = panel + L + swap + trsm + Ub + upd + wait;
     } else {
       double nj = (double)(n - j1 < nb ? n - j1 : nb);
       double upd_next = nj > 0 ? hp_gemm(x, R1, nj, jb) : 0.0;
@@ -641,9 +691,11 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
         pn = lu_panel(x, c, col, R1, nj, &pc);
         cmp += pc;
         cp += pn;
-      } /* the early broadcast is point-to-point from the owner up to 8 process columns */
+      }
+      /* the early broadcast is point-to-point from the owner up to 8 process columns */
       double Le = N <= 8 ? hp_bcast(x, row, HBSP_FLAT, Lb) : L;
-      step = panel + (early ? (1 - x->ovl) * Le : L) + swap + trsm + Ub + fmax(upd, upd_next + pn);
+      step = panel + (early ? (1 - x->ovl) * Le : L) + swap + trsm + Ub + wait +
+             fmax(upd, upd_next + pn);
       pnext = pn;
     }
     (void)pnext;
@@ -655,6 +707,7 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
     t += s;
   }
 done:
+  t *= x->lu_cal, cp *= x->lu_cal, cm *= x->lu_cal;
   if (compute) *compute = cp;
   if (comm) *comm = cm;
   if (exposed) *exposed = t - cp > 0 ? t - cp : 0;
@@ -678,7 +731,7 @@ double hp_solve_time(const hp_ctx *x, int64_t n, int M, int N, int nb, int nrhs)
     double one = hp_bcast(x, row, HBSP_NATIVE, 8.0 * R * jb) +
                  hp_bcast(x, col, HBSP_NATIVE, 8.0 * jb * Cb) + 0.6 * hp_gemm(x, jb, Cb, jb) +
                  hp_gemm(x, R, Cb, jb);
-    t += 2 * one; /* forward and backward */
+    t += 2 * (one + x->sync_load * ((M > 1) + (N > 1))); /* forward and backward */
   }
   return t;
 }

@@ -5,12 +5,14 @@
  *   r            DAXPY pairs (hbsp_probe_rate, bspbench's r);
  *   dgemm        every rank at once with the thread policy's threads: m = n = 768 and
  *                k = 32 ... 768, then m = 16, 48, 768 with k = 256; 1/rate is fitted linear in 1/k
- *                and in 1/m (least squares), which gives the asymptotic rate, khalf and mhalf;
+ *                and in 1/m (least squares), which gives khalf and mhalf; the level (gemm_rate)
+ *                is the rate of m = n = k = 1536 (matrices beyond the caches);
  *   threads      one rank per node (the others sleep in the barriers) with 1, 2, ... cores threads
- *                (at most 12 counts: 1, 2, 4, ... and the core count above 8), m = n = k ~ 768;
- *   panel LU     hkern_panel_lu of 2048 x 32 and 2048 x 128, every rank at once (fit in 1/jb); *
- * copy         hkern_pack of a 1024 x 256 block with leading dimension 2048, every rank at once;
- *   dgetrf       LAPACK's LU of order 256 and 768, every rank at once (fit in 1/n);
+ *                (at most 12 counts: 1, 2, 4, ... and the core count above 8), m = n = k = 768;
+ *   panel LU     hkern_panel_lu of 8192 x 32 and 8192 x 128, every rank at once (fit in 1/jb);
+ *   dgetrf       LAPACK's LU of order 1920, every rank at once: its loss against the dgemm level;
+ *   fresh memory 40 MiB allocated, zeroed and freed (page faults), every rank at once;
+ *   copy         hkern_pack of a 2048 x 1024 block with leading dimension 4096, every rank at once;
  *   links        ping-pong in rounds of the XOR partner function (hplan_pairwise, at most 64
  *                rounds): the median latency and inverse bandwidth of the pairs inside a node and
  *                of those across nodes;
@@ -18,12 +20,18 @@
  *                small max-with-location allreduce, for the world, the node environments and the
  *                rows and columns of the most square grid (all subsets at once);
  *   broadcasts   world broadcast per algorithm at 8 B, 64 KiB, 1 MiB;
+ *   sync load    8 times a dgemm of order 256 then an allreduce, against the dgemms alone: the
+ *                cost of a collective right after computing beyond its latency;
  *   overlap      an MPI_Ibcast of 1 MiB against a dgemm of about the same time that tests it
- *                between four slices: overlap = (t_bcast + t_gemm - t_both) / min(both).
- * Every timing: a barrier, each rank times its part, the maximum over ranks is one repetition; at
+ *                between four slices: overlap = (t_bcast + t_gemm - t_both) / min(both);
+ *   calibration  the planner's best LU and multiply of order 2048 on these ranks,
+ *                run as a user would: measured / predicted (clamped to [0.5, 3]) multiplies the
+ *                predictions in this placement (lu_cal, mm_cal).
+ * Every timing: a barrier, each rank times its part (short kernels repeated to about 2.5e8 flops),
+ * the maximum over ranks is one repetition; at
  * least 3 and at most 9 repetitions (after a warm-up), until the last three are within 5 % of
- * their median; the median is kept. All ranks see the same maxima, so they take the same
- * decisions and end with the same model.
+ * their median (or half a second was spent); the median is kept. All ranks see the same maxima, so
+ * they take the same decisions and end with the same model.
  */
 #define _GNU_SOURCE /* gethostname, nanosleep, mkdir */
 #include <errno.h>
@@ -79,9 +87,21 @@ static double median_of(const double *v, int n) {
 
 typedef int (*probe_fn)(void *arg);
 
+/* Rows of the panel LU measured (tall: the panels of large matrices). */
+#define PANEL_M 8192
+
+/* Runs of a kernel of `flops` in one timed repetition: about 2.5e8 flops, so that a repetition
+ * lasts milliseconds even on a fast core, and time-sharing of oversubscribed cores averages out. */
+static int reps_for(double flops) {
+  double r = ceil(2.5e8 / (flops > 1 ? flops : 1));
+  return r < 1 ? 1 : r > 256 ? 256 : (int)r;
+}
+
 #define REPS_MIN 3
 #define REPS_MAX 9
 #define REPS_TOL 0.05
+/* Seconds of repetitions after which a measurement stops at its minimum count. */
+#define REPS_BUDGET 0.5
 
 /* Time fn (on the active ranks; prep before each repetition, untimed) as described at the top;
  * *med = the median of the per-repetition maxima over ranks divided by inner. Collective over
@@ -112,9 +132,11 @@ static int timed(MPI_Comm comm, int active, int sleepy, probe_fn fn, probe_fn pr
     if (rep < 0) continue;
     t[n++] = v[0] / inner;
     if (n >= REPS_MIN) {
-      double md = median_of(t + n - REPS_MIN, REPS_MIN), lo = md, hi = md;
+      double md = median_of(t + n - REPS_MIN, REPS_MIN), lo = md, hi = md, sum = 0;
       for (int i = n - REPS_MIN; i < n; i++) lo = fmin(lo, t[i]), hi = fmax(hi, t[i]);
+      for (int i = 0; i < n; i++) sum += t[i] * inner;
       if (md > 0 && (hi - lo) / md < REPS_TOL) break;
+      if (sum > REPS_BUDGET) break; /* long kernels: three repetitions are enough */
     }
   }
   *med = median_of(t, n);
@@ -183,6 +205,19 @@ static int run_getrf(void *p) {
   return hkern_dgetrf(q->n, q->n, q->a, q->n, q->ipiv, &info);
 }
 
+#define ALLOC_PROBE ((size_t)40 << 20)
+
+static int run_alloc(void *p) {
+  (void)p;
+  double *b = malloc(ALLOC_PROBE);
+  if (b == NULL) return HLA_ERR_NOMEM;
+  /* zeroed by a kernel in another unit, so that the compiler cannot drop the stores */
+  hkern_dlaset((int64_t)(ALLOC_PROBE / sizeof(double)), 1, 0.0, 0.0, b,
+               (int64_t)(ALLOC_PROBE / sizeof(double)));
+  free(b);
+  return HLA_OK;
+}
+
 typedef struct {
   int64_t m, n, lda;
   double *a, *buf;
@@ -212,6 +247,25 @@ static int run_bcast(void *p) {
     return MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS ? HLA_OK : HLA_ERR_MPI;
   }
   return hbsp_coll_bcast(b->env, b->buf, b->bytes, 0, &b->how);
+}
+
+/* LOAD_EVENTS times: a dgemm, then (sync) an allreduce of one int. */
+#define LOAD_EVENTS 8
+typedef struct {
+  gemm_arg *g;
+  MPI_Comm comm;
+  int sync;
+} load_arg;
+
+static int run_load(void *p) {
+  load_arg *l = p;
+  for (int i = 0; i < LOAD_EVENTS; i++) {
+    HLA_CALL(run_gemm(l->g));
+    int v = i;
+    if (l->sync && MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_MAX, l->comm) != MPI_SUCCESS)
+      return HLA_ERR_MPI;
+  }
+  return HLA_OK;
 }
 
 typedef struct {
@@ -296,6 +350,97 @@ static int probe_env(probe_ws *w, hbsp_env sub, hplan_machine *m, int idx) {
   return timed(hbsp_comm(w->penv), 1, 0, run_ar, NULL, &a, 10, &m->ar[idx]);
 }
 
+/* ---------------------------------------------------------------- calibration */
+
+static double cal_entry(int64_t i, int64_t j, void *ctx) {
+  uint64_t s = (uint64_t)(uintptr_t)ctx ^ ((uint64_t)i * 0x9E3779B97F4A7C15ull) ^
+               ((uint64_t)j * 0xC2B2AE3D27D4EB4Full);
+  s ^= s >> 31, s *= 0xBF58476D1CE4E5B9ull, s ^= s >> 29;
+  return (double)(s >> 11) * 0x1.0p-53 - 0.5;
+}
+
+typedef struct {
+  hmat A, B, C;
+  int64_t *ipiv;
+  hla_opts o;
+} cal_arg;
+
+static int prep_cal_lu(void *p) {
+  cal_arg *c = p;
+  return hmat_fill(c->A, cal_entry, (void *)3);
+}
+
+static int run_cal_lu(void *p) {
+  cal_arg *c = p;
+  int e = hlu_factor(c->A, c->ipiv, &c->o);
+  return e == HLA_ERR_SINGULAR ? HLA_OK : e;
+}
+
+static int run_cal_mm(void *p) {
+  cal_arg *c = p;
+  return hmatmul('N', 'N', 1.0, c->A, c->B, 0.0, c->C, &c->o);
+}
+
+#define CAL_LU 2048
+#define CAL_MM 2048
+
+/* Run the planner's best LU of order CAL_LU and multiply of order CAL_MM on penv as a user would
+ * (grid, layout, options), and keep measured / predicted. Collective over penv. */
+static int calibrate(hbsp_env penv, hplan_machine *m) {
+  MPI_Comm pc = hbsp_comm(penv);
+  hplan_target t;
+  memset(&t, 0, sizeof t);
+  t.P = m->P, t.nodes = m->nodes;
+  hplan_ranking *r = malloc(sizeof *r);
+  int code = r ? HLA_OK : HBSP_FAIL(penv, HLA_ERR_NOMEM, "hplan_probe: out of memory");
+  HLA_CALL(hbsp_agree(penv, code));
+  m->lu_cal = m->mm_cal = 0; /* predictions without calibration */
+  for (int op = 0; op < 2 && code == HLA_OK; op++) {
+    int64_t n = op == 0 ? CAL_LU : CAL_MM;
+    code = op == 0 ? hplan_lu_rank(m, n, &t, r) : hplan_matmul_rank(m, n, n, n, &t, r);
+    if (code != HLA_OK) break; /* pure arithmetic: the same on every rank */
+    hplan_cand c = r->cand[0];
+    hgrid g = NULL;
+    cal_arg a;
+    memset(&a, 0, sizeof a);
+    code = hgrid_create(penv, c.M, c.N, &g);
+    if (code != HLA_OK) break;
+    code = hmat_create(g, n, n, c.mb, c.nb, &a.A);
+    if (code == HLA_OK && op == 1) code = hmat_create(g, n, n, c.mb, c.nb, &a.B);
+    if (code == HLA_OK && op == 1) code = hmat_create(g, n, n, c.mb, c.nb, &a.C);
+    a.ipiv = op == 0 ? malloc(sizeof(int64_t) * (size_t)n) : NULL;
+    code = hbsp_agree(penv, code == HLA_OK && op == 0 && !a.ipiv
+                                ? HBSP_FAIL(penv, HLA_ERR_NOMEM, "hplan_probe: out of memory")
+                                : code);
+    double tm = 0;
+    if (code == HLA_OK && op == 0) {
+      a.o.lu_alg = c.alg, a.o.lookahead = c.lookahead;
+      code = timed(pc, 1, 0, run_cal_lu, prep_cal_lu, &a, 1, &tm);
+    } else if (code == HLA_OK) {
+      hmat_fill(a.A, cal_entry, (void *)1), hmat_fill(a.B, cal_entry, (void *)2);
+      a.o.mm_alg = c.alg, a.o.inner_block = c.b;
+      if (c.alg == HLA_MM_HSUMMA)
+        a.o.outer_block = c.Mo, a.o.groups_row = c.gi, a.o.groups_col = c.gj;
+      if (c.alg == HLA_MM_3D) a.o.replication = c.c;
+      code = timed(pc, 1, 0, run_cal_mm, NULL, &a, 1, &tm);
+    }
+    hmat_free(&a.A), hmat_free(&a.B), hmat_free(&a.C);
+    free(a.ipiv);
+    int e = hgrid_free(&g);
+    if (code == HLA_OK) code = e;
+    if (code == HLA_OK && c.seconds > 0) {
+      double f = tm / c.seconds;
+      f = f < 0.5 ? 0.5 : f > 3 ? 3 : f;
+      if (op == 0)
+        m->lu_cal = f;
+      else
+        m->mm_cal = f;
+    }
+  }
+  free(r);
+  return code;
+}
+
 static int probe_body(hbsp_env env, probe_ws *w, hplan_machine *m) {
   MPI_Comm pc;
   int P = hbsp_size(env), me = hbsp_rank(env);
@@ -340,31 +485,47 @@ static int probe_body(hbsp_env env, probe_ws *w, hplan_machine *m) {
   const int64_t NR = 768;
   int ok = (w->a = malloc(sizeof(double) * NR * NR)) && (w->b = malloc(sizeof(double) * NR * NR)) &&
            (w->c = malloc(sizeof(double) * NR * NR * 2)) &&
-           (w->pa = malloc(sizeof(double) * 2048 * 128)) &&
-           (w->po = malloc(sizeof(double) * 2048 * 128)) &&
+           (w->pa = malloc(sizeof(double) * PANEL_M * 128)) &&
+           (w->po = malloc(sizeof(double) * PANEL_M * 128)) &&
            (w->ipiv = malloc(sizeof(int64_t) * 128)) && (w->ipiv2 = malloc(sizeof(int64_t) * NR)) &&
            (w->bb = malloc((size_t)1 << 20));
   HLA_CALL(hbsp_agree(
       w->penv, ok ? HLA_OK : HBSP_FAIL(w->penv, HLA_ERR_NOMEM, "hplan_probe: out of memory")));
   fill(w->a, NR * NR, 1 + me), fill(w->b, NR * NR, 2 + me), fill(w->c, NR * NR * 2, 3);
-  fill(w->po, 2048 * 128, 4 + me);
+  fill(w->po, PANEL_M * 128, 4 + me);
   memset(w->bb, 1, (size_t)1 << 20);
   {
     const double ks[5] = {32, 64, 128, 256, 768}, ms[3] = {16, 48, 768};
     double rk[5], rm[3], t, rinf_k, rinf_m;
     for (int i = 0; i < 5; i++) {
       gemm_arg g = {NR, NR, (int64_t)ks[i], NR, w->a, w->b, w->c, 0, NULL};
-      HLA_CALL(timed(pc, 1, 0, run_gemm, NULL, &g, 1, &t));
+      HLA_CALL(timed(pc, 1, 0, run_gemm, NULL, &g, reps_for(2.0 * NR * NR * ks[i]), &t));
       rk[i] = 2.0 * NR * NR * ks[i] / t;
     }
     for (int i = 0; i < 3; i++) {
       gemm_arg g = {(int64_t)ms[i], NR, 256, NR, w->a, w->b, w->c, 0, NULL};
-      HLA_CALL(timed(pc, 1, 0, run_gemm, NULL, &g, ms[i] < 64 ? 4 : 1, &t));
+      HLA_CALL(timed(pc, 1, 0, run_gemm, NULL, &g, reps_for(2.0 * ms[i] * NR * 256), &t));
       rm[i] = 2.0 * ms[i] * NR * 256 / t;
     }
     fit_half(ks, rk, 5, &rinf_k, &m->gemm_khalf);
     fit_half(ms, rm, 3, &rinf_m, &m->gemm_mhalf);
     m->gemm_rate = rinf_k * (1 + m->gemm_mhalf / NR);
+    /* the level at a size beyond the caches (matrices of 18 MiB): the sweeps above give the
+     * shape, this one the rate large multiplies really get */
+    const int64_t NB = 1536;
+    double *ba = malloc(sizeof(double) * NB * NB * 3);
+    int e = ba ? HLA_OK : HBSP_FAIL(w->penv, HLA_ERR_NOMEM, "hplan_probe: out of memory");
+    e = hbsp_agree(w->penv, e);
+    if (e == HLA_OK) {
+      fill(ba, NB * NB * 3, 7 + me);
+      gemm_arg g = {NB, NB, NB, NB, ba, ba + NB * NB, ba + 2 * NB * NB, 0, NULL};
+      e = timed(pc, 1, 0, run_gemm, NULL, &g, 1, &t);
+    }
+    free(ba);
+    HLA_CALL(e);
+    /* large multiplies run at about this rate, not faster (memory): it is the level, and the
+     * half lengths only penalise thin shapes */
+    m->gemm_rate = 2.0 * NB * NB * NB / t;
   }
 
   /* dgemm per thread count: one rank per node, the others asleep */
@@ -381,7 +542,7 @@ static int probe_body(hbsp_env env, probe_ws *w, hplan_machine *m) {
       gemm_arg g = {s, s, s, NR, w->a, w->b, w->c, 0, NULL};
       double tt;
       HLA_CALL(timed(pc, leader, 1, run_gemm, NULL, &g, 1, &tt));
-      meas[i] = 2.0 * s * s * s / tt * (1 + m->gemm_khalf / s) * (1 + m->gemm_mhalf / s);
+      meas[i] = 2.0 * s * s * s / tt; /* at 768: the ratios between thread counts matter */
     }
     openblas_set_num_threads(threads);
     omp_set_num_threads(threads);
@@ -401,30 +562,55 @@ static int probe_body(hbsp_env env, probe_ws *w, hplan_machine *m) {
     const double jbs[2] = {32, 128};
     double rp[2], t;
     for (int i = 0; i < 2; i++) {
-      panel_arg q = {2048, (int64_t)jbs[i], w->pa, w->po, w->ipiv};
+      panel_arg q = {PANEL_M, (int64_t)jbs[i], w->pa, w->po, w->ipiv};
       HLA_CALL(timed(pc, 1, 0, run_panel, prep_panel, &q, 1, &t));
-      rp[i] = (2048.0 * jbs[i] * jbs[i] - jbs[i] * jbs[i] * jbs[i] / 3) / t;
+      rp[i] = ((double)PANEL_M * jbs[i] * jbs[i] - jbs[i] * jbs[i] * jbs[i] / 3) / t;
     }
     fit_half(jbs, rp, 2, &m->panel_rate, &m->panel_half);
-  } /* LAPACK dgetrf (the one-process LU) */
-  {
-    const double ns[2] = {256, 768};
-    double rg[2], t;
-    for (int i = 0; i < 2; i++) {
-      getrf_arg q = {(int64_t)ns[i], w->c + NR * NR, w->c, w->ipiv2};
-      fill(w->c, (int64_t)ns[i] * (int64_t)ns[i], 9 + me);
-      HLA_CALL(timed(pc, 1, 0, run_getrf, prep_getrf, &q, 1, &t));
-      rg[i] = 2.0 / 3 * ns[i] * ns[i] * ns[i] / t;
-    }
-    fit_half(ns, rg, 2, &m->getrf_rate, &m->getrf_half);
   }
 
-  /* copy */
+  /* LAPACK dgetrf (the one-process LU) of order 1920: its loss against the dgemm level, as a
+   * half order (the n^2 terms of its panels) */
   {
-    copy_arg c = {1024, 256, 2048, w->c, w->a};
+    const int64_t ng = 1920;
+    double t = 0;
+    double *ga = malloc(sizeof(double) * ng * ng * 2);
+    int64_t *gp = malloc(sizeof(int64_t) * ng);
+    int e = ga && gp ? HLA_OK : HBSP_FAIL(w->penv, HLA_ERR_NOMEM, "hplan_probe: out of memory");
+    e = hbsp_agree(w->penv, e);
+    if (e == HLA_OK) {
+      getrf_arg q = {ng, ga + ng * ng, ga, gp};
+      fill(ga, ng * ng, 9 + me);
+      e = timed(pc, 1, 0, run_getrf, prep_getrf, &q, 1, &t);
+    }
+    free(ga), free(gp);
+    HLA_CALL(e);
+    double rg = 2.0 / 3 * (double)ng * ng * ng / t;
+    m->getrf_rate = m->gemm_rate;
+    m->getrf_half = rg < m->gemm_rate ? (m->gemm_rate / rg - 1) * (double)ng : 0.0;
+  }
+
+  /* fresh memory: larger than glibc's largest heap block, so mapped (and faulted) every time */
+  {
     double t;
-    HLA_CALL(timed(pc, 1, 0, run_copy, NULL, &c, 4, &t));
-    m->copy_rate = 8.0 * 1024 * 256 / t;
+    HLA_CALL(timed(pc, 1, 0, run_alloc, NULL, NULL, 1, &t));
+    m->alloc_rate = t > 0 ? (double)ALLOC_PROBE / t : 0;
+  }
+
+  /* copy: 16 MiB out of a 32 MiB matrix, beyond the caches */
+  {
+    double *src = malloc(sizeof(double) * 4096 * 1024), *dst = malloc(sizeof(double) * 2048 * 1024);
+    int e = src && dst ? HLA_OK : HBSP_FAIL(w->penv, HLA_ERR_NOMEM, "hplan_probe: out of memory");
+    e = hbsp_agree(w->penv, e);
+    double t = 0;
+    if (e == HLA_OK) {
+      fill(src, 4096 * 1024, 5 + me), fill(dst, 2048 * 1024, 6);
+      copy_arg c = {2048, 1024, 4096, src, dst};
+      e = timed(pc, 1, 0, run_copy, NULL, &c, 8, &t);
+    }
+    free(src), free(dst);
+    HLA_CALL(e);
+    m->copy_rate = 8.0 * 2048 * 1024 / t;
   }
 
   /* links */
@@ -496,6 +682,20 @@ static int probe_body(hbsp_env env, probe_ws *w, hplan_machine *m) {
       }
   }
 
+  /* a collective right after computing, against computing alone: the skew, and on oversubscribed
+   * cores the wait for a rank that is off its core */
+  m->sync_load = 0;
+  if (P > 1) {
+    gemm_arg g = {256, 256, 256, NR, w->a, w->b, w->c, 0, NULL};
+    load_arg la = {&g, pc, 0};
+    double t0, t1;
+    HLA_CALL(timed(pc, 1, 0, run_load, NULL, &la, 1, &t0));
+    la.sync = 1;
+    HLA_CALL(timed(pc, 1, 0, run_load, NULL, &la, 1, &t1));
+    double per = (t1 - t0) / LOAD_EVENTS - m->ar[HPLAN_WORLD];
+    m->sync_load = per > 0 ? per : 0;
+  }
+
   /* overlap of a non-blocking broadcast with a dgemm that tests it */
   m->overlap = 0;
   if (P > 1) {
@@ -511,6 +711,9 @@ static int probe_body(hbsp_env env, probe_ws *w, hplan_machine *m) {
     double mn = fmin(tb, tg);
     m->overlap = mn > 0 ? fmax(0.0, fmin(1.0, (tb + tg - tboth) / mn)) : 0.0;
   }
+
+  /* last: end-to-end runs against the model made of everything above */
+  HLA_CALL(calibrate(w->penv, m));
 
   double el = MPI_Wtime() - t0;
   MPI_Allreduce(&el, &m->seconds, 1, MPI_DOUBLE, MPI_MAX, pc);
@@ -563,6 +766,7 @@ void hplan_machine_synthetic(hplan_machine *m, int P, int nodes, int cores, doub
   m->panel_rate = 0.5 * m->gemm_rate, m->panel_half = 32;
   m->copy_rate = 4e9;
   m->getrf_rate = 0.8 * m->gemm_rate, m->getrf_half = 64;
+  m->alloc_rate = 2e9;
   m->link[HPLAN_INTRA] = intra;
   m->link[HPLAN_INTER] = nodes > 1 ? inter : intra;
   m->have_inter = nodes > 1;
@@ -614,6 +818,7 @@ static const field fields[] = {FLD(version, F_INT, 1),
                                FLD(copy_rate, F_DBL, 1),
                                FLD(getrf_rate, F_DBL, 1),
                                FLD(getrf_half, F_DBL, 1),
+                               FLD(alloc_rate, F_DBL, 1),
                                FLD(link, F_DBL, 4),
                                FLD(have_inter, F_INT, 1),
                                FLD(env_p, F_INT, HPLAN_NENV),
@@ -624,6 +829,9 @@ static const field fields[] = {FLD(version, F_INT, 1),
                                FLD(probe_N, F_INT, 1),
                                FLD(bcast, F_DBL, 6 * HPLAN_NBCAST),
                                FLD(overlap, F_DBL, 1),
+                               FLD(sync_load, F_DBL, 1),
+                               FLD(lu_cal, F_DBL, 1),
+                               FLD(mm_cal, F_DBL, 1),
                                FLD(seconds, F_DBL, 1)};
 #define NFIELDS ((int)(sizeof fields / sizeof fields[0]))
 /* Most entries a file keeps. */
