@@ -48,7 +48,7 @@ extern "C" {
 #endif
 
 /* Format version of hplan_machine and of the machine file. */
-#define HPLAN_VERSION 1
+#define HPLAN_VERSION 2
 /* Most thread counts whose dgemm rate the model keeps. */
 #define HPLAN_MAX_THREADS 64
 /* Most candidates a ranking keeps (the best ones). */
@@ -190,7 +190,7 @@ HLA_API int hplan_pairwise(hbsp_env env, int sweeps, uint64_t seed, size_t bytes
  *  D-value updates, keeping the prefix of swaps up to and including the best one (the seed's
  *  "l < k*" loses it: erratum fixed), until no pass improves. It minimises the total cost inside
  *  the subsets directly (the seed's "KL on the inverse cost" made exact). order may start as any
- *  permutation (NULL entries: identity when init = 0). Local, pure, O(passes nsub^2 (P/nsub)^3). */
+ *  permutation (init = 1) or the identity (init = 0). Local, pure, O(passes nsub^2 (P/nsub)^3). */
 HLA_API int hplan_relabel_kl(int P, const double *D, int nsub, int init, int *order);
 
 /** Relabel by randomised hill-climbing with triplet permutations (van Duijn Alg. 5.2) for an

@@ -379,15 +379,15 @@ static double pack_t(const hp_ctx *x, double bytes) {
 }
 
 /* A workspace of `words` doubles allocated and zeroed (hdist_alloc) in every call. glibc maps
- * blocks of 32 MiB and more afresh each time (page faults: alloc); smaller ones mostly come back
- * from its heap (the zeroing only), though whether they do depends on what the process freed
- * before (its mapping threshold follows the largest block freed): the calibration absorbs that.
- * largest: the call's largest workspace (kept for a finer rule). */
-static double alloc_t(const hp_ctx *x, double words, int largest) {
+ * blocks of 32 MiB and more afresh at each allocation (page faults: alloc). Below that its mapping
+ * threshold follows the largest block freed, in practice the local parts of the matrices (ref
+ * words): a workspace at least that large is mapped and faulted again at every call, a smaller one
+ * comes back from the heap once the process is warm (the zeroing only). */
+static double alloc_t(const hp_ctx *x, double words, double ref) {
   double bytes = 8.0 * words;
-  (void)largest;
   if (bytes <= 0) return 0.0;
-  return bytes >= 32.0 * 1048576 ? bytes / x->alloc : bytes / x->copy;
+  int fresh = bytes >= 32.0 * 1048576 || (bytes >= 131072.0 && words >= 0.999 * ref);
+  return fresh ? bytes / x->alloc : bytes / x->copy;
 }
 
 /* Broadcast over e with the inter-node link on the messages that cross nodes (uncalibrated). */
@@ -494,8 +494,8 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int64_t mloc, int6
   double ovl = (alg == HBSP_AUTO || alg == HBSP_NATIVE) ? x->ovl : 0.0;
   double work = gemm + pack;
   double wide = hier ? (double)Mo : (double)b; /* two panel buffers per operand */
-  double bufs = 2 * alloc_t(x, (double)mloc * wide, mloc >= nloc) +
-                2 * alloc_t(x, (double)nloc * wide, nloc > mloc);
+  double ref = (double)mloc * nloc;            /* the local C */
+  double bufs = 2 * alloc_t(x, (double)mloc * wide, ref) + 2 * alloc_t(x, (double)nloc * wide, ref);
   double t = bufs + cstep + S * work + (S - 1) * (cstep - ovl * fmin(work, cstep));
   *compute += S * work + bufs;
   *comm += S * cstep;
@@ -506,7 +506,7 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int64_t mloc, int6
  * send and the receive buffers are allocated, the data packed and unpacked. */
 static double remap_t(const hp_ctx *x, double h) {
   hp_env w = hp_env_of(x, 0, 1, x->P);
-  return 3 * alloc_t(x, h, 1) + pack_t(x, 16.0 * h) + hp_sync(x, w, h) +
+  return 3 * alloc_t(x, h, h) + pack_t(x, 16.0 * h) + hp_sync(x, w, h) +
          2 * hp_allreduce_small(x, w, 0);
 }
 
@@ -542,7 +542,8 @@ double hp_mm_time(const hp_ctx *x, const hp_mm *c, double *compute, double *comm
     hplan_link lk = fib.spans > 1 ? x->inter : x->intra;
     double red = c->c * hplan_coll_time(HPLAN_REDUCE, HBSP_NATIVE, c->c, 1, 8.0 * words / c->c, 0,
                                         gamma, lk, lk);
-    double loc = 2 * alloc_t(x, words, 1) + pack_t(x, 8.0 * words) + pack_t(x, 16.0 * words / c->c);
+    double loc = 2 * alloc_t(x, words, words / c->c) + pack_t(x, 8.0 * words) +
+                 pack_t(x, 16.0 * words / c->c);
     t += red + loc;
     cm += red;
     cp += loc;
@@ -638,9 +639,8 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
   double Call = local_from(n, 0, nb, N);
   /* the workspaces: two L buffers and the U buffer */
   double Rall = local_from(n, 0, nb, M);
-  double ws = 2 * alloc_t(x, nb + 1 + Rall * nb, Rall >= Call) + alloc_t(x, nb * Call, Call > Rall);
+  double ws = 2 * alloc_t(x, nb + 1 + Rall * nb, Rall * Call) + alloc_t(x, nb * Call, Rall * Call);
   t += ws, cp += ws;
-  double pnext = 0; /* panel k + 1, factored in step k (look-ahead) */
   int64_t steps = (n + nb - 1) / nb;
   for (int64_t k = 0; k < steps; k++) {
     int64_t j0 = k * nb, j1 = j0 + nb < n ? j0 + nb : n;
@@ -696,9 +696,7 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
       double Le = N <= 8 ? hp_bcast(x, row, HBSP_FLAT, Lb) : L;
       step = panel + (early ? (1 - x->ovl) * Le : L) + swap + trsm + Ub + wait +
              fmax(upd, upd_next + pn);
-      pnext = pn;
     }
-    (void)pnext;
     cm += cmp;
     t += step;
   }

@@ -1163,6 +1163,10 @@ int hplan_obtain(hbsp_env env, int nodes, hplan_machine **out) {
   }
   if (!ok && cfg.mode != MODE_LOAD) {
     code = hplan_probe(env, m);
+    if (code == HLA_ERR_NOMEM) { /* no memory to measure: plan without a model (the rules) */
+      free(m);
+      return HLA_OK;
+    }
     if (code != HLA_OK) {
       free(m);
       return code;
