@@ -5,17 +5,18 @@
  *   (b) the chosen plan's measured time within 10 % of the best measured candidate.
  *
  *   mpiexec -n P --bind-to none ./bench_plan [--n 2048,4096,6000] [--quick] [--op mm,lu]
- *       [--top 3] [--max 6] [--reps 3] [--machine FILE] [--probe]
+ *       [--top 3] [--max 6] [--reps 3] [--warm 1] [--machine FILE] [--probe]
  *
  * The machine model: --probe measures it now (hplan_probe on these ranks); otherwise the machine
  * file's entry for this host, P and node count (HLA_MACHINE_FILE or ~/.cache/hla/machine.json),
- * probing and saving it when there is none. Each case starts with one untimed run of the chosen
- * plan (as bench_matmul's warm-up: the first call of a size pays the allocator's first faults).
- * Candidates: the planner's best --top, then the best
+ * probing and saving it when there is none. Candidates: the planner's best --top, then the best
  * of every other grid shape, then (LU) other block sizes and look-ahead off, (multiply) other
- * algorithms and layout blocks, up to --max per case. Each runs --reps times (the matrices refilled
- * before each LU), every run timed between barriers as the slowest rank's wall time; the median is
- * compared. --quick: n = 1024, 2048, one repetition, at most 4 candidates.
+ * algorithms and layout blocks, up to --max per case. The candidates run in --reps rounds, each
+ * candidate once per round (so that drift, other users and the order favour none), each time on a
+ * fresh grid and fresh matrices with --warm untimed runs first (the first call of a size pays the
+ * allocator's page faults; the matrices are refilled before each LU); a run is timed between
+ * barriers as the slowest rank's wall time, and the median over the rounds is compared.
+ * --quick: n = 1024, 2048, one round without warm-up, at most 4 candidates.
  * Output: one line per candidate, one summary line per case, and one JSON line per case
  * ({"bench":"plan",...}); at the end the number of cases meeting each target.
  */
@@ -28,7 +29,7 @@
 
 typedef struct {
   int64_t n[16];
-  int nn, mm, lu, top, max, reps, probe;
+  int nn, mm, lu, top, max, reps, warm, probe;
   const char *file;
 } bopts;
 
@@ -36,11 +37,11 @@ static int parse(int argc, char **argv, bopts *o) {
   memset(o, 0, sizeof *o);
   int64_t def[3] = {2048, 4096, 6000};
   memcpy(o->n, def, sizeof def);
-  o->nn = 3, o->mm = o->lu = 1, o->top = 3, o->max = 6, o->reps = 3;
+  o->nn = 3, o->mm = o->lu = 1, o->top = 3, o->max = 6, o->reps = 3, o->warm = 1;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--quick")) {
-      o->n[0] = 1024, o->n[1] = 2048, o->nn = 2, o->reps = 1, o->max = 4, o->top = 2;
+      o->n[0] = 1024, o->n[1] = 2048, o->nn = 2, o->reps = 1, o->max = 4, o->top = 2, o->warm = 0;
     } else if (!strcmp(a, "--probe")) {
       o->probe = 1;
     } else if (v && !strcmp(a, "--n")) {
@@ -61,6 +62,8 @@ static int parse(int argc, char **argv, bopts *o) {
       o->max = atoi(argv[++i]);
     } else if (v && !strcmp(a, "--reps")) {
       o->reps = atoi(argv[++i]);
+    } else if (v && !strcmp(a, "--warm")) {
+      o->warm = atoi(argv[++i]);
     } else if (v && !strcmp(a, "--machine")) {
       o->file = argv[++i];
     } else {
@@ -71,6 +74,7 @@ static int parse(int argc, char **argv, bopts *o) {
   if (o->max < o->top) o->max = o->top;
   if (o->max > 12) o->max = 12;
   if (o->reps < 1) o->reps = 1;
+  if (o->warm < 0) o->warm = 0;
   return 0;
 }
 
@@ -170,8 +174,10 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* Median seconds of reps runs of candidate c; -1 on error. */
-static double run(hbsp_env env, const hplan_cand *c, int64_t n, int reps, hla_report *rep) {
+/* Candidate c on a fresh grid and fresh matrices: `warm` untimed runs, then the median seconds of
+ * reps timed ones; -1 on error. */
+static double run(hbsp_env env, const hplan_cand *c, int64_t n, int warm, int reps,
+                  hla_report *rep) {
   hgrid g;
   if (hgrid_create(env, c->M, c->N, &g) != HLA_OK) return -1;
   double t[32], res = -1;
@@ -191,11 +197,12 @@ static double run(hbsp_env env, const hplan_cand *c, int64_t n, int reps, hla_re
       if (c->alg == HLA_MM_HSUMMA)
         o.outer_block = c->Mo, o.groups_row = c->gi, o.groups_col = c->gj;
       if (c->alg == HLA_MM_3D) o.replication = c->c;
-      for (int r = 0; r < reps && ok; r++) {
+      for (int r = -warm; r < reps && ok; r++) {
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
         ok = hmatmul('N', 'N', 1.0, A, B, 0.0, C, &o) == HLA_OK;
-        t[r] = now_max(t0);
+        double dt = now_max(t0);
+        if (r >= 0) t[r] = dt;
       }
       hmat_free(&A), hmat_free(&B), hmat_free(&C);
     }
@@ -205,12 +212,13 @@ static double run(hbsp_env env, const hplan_cand *c, int64_t n, int reps, hla_re
     ok = ipiv && hmat_create(g, n, n, c->nb, c->nb, &A) == HLA_OK;
     if (ok) {
       o.lu_alg = c->alg, o.lookahead = c->lookahead;
-      for (int r = 0; r < reps && ok; r++) {
+      for (int r = -warm; r < reps && ok; r++) {
         hmat_fill(A, entry, (void *)3);
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
         ok = hlu_factor(A, ipiv, &o) == HLA_OK;
-        t[r] = now_max(t0);
+        double dt = now_max(t0);
+        if (r >= 0) t[r] = dt;
       }
       hmat_free(&A);
     }
@@ -290,7 +298,7 @@ int main(int argc, char **argv) {
   if (parse(argc, argv, &o) != 0) {
     if (me == 0)
       fprintf(stderr, "usage: bench_plan [--n 2048,4096,6000] [--quick] [--op mm,lu] [--top 3]"
-                      " [--max 6] [--reps 3] [--machine FILE] [--probe]\n");
+                      " [--max 6] [--reps 3] [--warm 1] [--machine FILE] [--probe]\n");
     MPI_Finalize();
     return 2;
   }
@@ -312,9 +320,9 @@ int main(int argc, char **argv) {
     memset(&w, 0, sizeof w);
     w.op = HPLAN_OP_MATMUL, w.M = 1, w.N = P, w.mb = w.nb = 64, w.alg = HLA_MM_SUMMA, w.b = 256;
     hla_report rep;
-    run(env, &w, 512, 1, &rep);
+    run(env, &w, 512, 0, 1, &rep);
     w.op = HPLAN_OP_LU, w.alg = HLA_LU_FLAT, w.lookahead = 1;
-    run(env, &w, 512, 1, &rep);
+    run(env, &w, 512, 0, 1, &rep);
   }
   int cases = 0, ok_pred = 0, ok_best = 0;
   for (int op = HPLAN_OP_MATMUL; op <= HPLAN_OP_LU; op++) {
@@ -323,16 +331,20 @@ int main(int argc, char **argv) {
       int64_t n = o.n[in];
       hplan_cand list[12];
       int nc = candidates(&m, op, n, P, &o, list);
-      double pred[12], meas[12];
+      double pred[12], meas[12], rounds[12][32];
       const char *opn = op == HPLAN_OP_MATMUL ? "mm" : "lu";
-      if (nc > 0) { /* warm-up of the case: the allocator's state, as after earlier calls */
-        hla_report rep;
-        run(env, &list[0], n, 1, &rep);
-      }
+      /* rounds: every candidate once per round, so that drift and the order favour none */
+      for (int r = 0; r < o.reps && r < 32; r++)
+        for (int i = 0; i < nc; i++) {
+          hla_report rep;
+          rounds[i][r] = run(env, &list[i], n, o.warm, 1, &rep);
+        }
       for (int i = 0; i < nc; i++) {
-        hla_report rep;
+        int nr = o.reps < 32 ? o.reps : 32, bad = 0;
+        for (int r = 0; r < nr; r++) bad |= rounds[i][r] < 0;
+        qsort(rounds[i], (size_t)nr, sizeof(double), cmp_double);
         pred[i] = list[i].seconds;
-        meas[i] = run(env, &list[i], n, o.reps, &rep);
+        meas[i] = bad ? -1 : rounds[i][nr / 2];
         if (me == 0) {
           printf("%s n=%-5lld P=%d cand %2d%s predicted %8.4f s measured %8.4f s ratio %5.2f  %s\n",
                  opn, (long long)n, P, i, i == 0 ? "*" : " ", pred[i], meas[i],

@@ -245,8 +245,9 @@ typedef struct {
   int lookahead;  /* LU: 1 on, -1 off */
   int bcast_alg;  /* hbsp_alg of the panel broadcasts (HBSP_AUTO: MPI's, overlapped) */
   double seconds; /* predicted time */
-  double compute, comm, exposed; /* seconds of local work, of communication, and of
-                                    communication not hidden behind work, on the critical path */
+  double compute, comm, exposed; /* seconds of local work and of communication (summed over the
+                                    steps: with look-ahead some of the work overlaps), and the
+                                    part of `seconds` that is not local work */
   double bytes;                  /* memory per rank the algorithm allocates beyond the matrices */
   char why[96];                  /* short description */
 } hplan_cand;
@@ -291,8 +292,9 @@ HLA_API void hplan_print(const hplan_ranking *r, int max, void *file);
 /* ---------------------------------------------------------------- cost model (pure) */
 
 /** Seconds of one broadcast of `bytes` over p ranks with algorithm alg (HBSP_NATIVE is modelled as
- *  MPI's usual choice: binomial below 12 KiB or 8 ranks, scatter-allgather above), pipeline segment
- *  seg (0: 64 KiB), on one link (Hockney; the formulas of src/bsp/coll.c). Local, pure. */
+ *  MPI's own choice: the cheapest of binomial, scatter-allgather and a pipeline of 128 KiB
+ *  segments), pipeline segment seg (0: 64 KiB), on one link (Hockney; the formulas of
+ *  src/bsp/coll.c). Local, pure. */
 HLA_API double hplan_bcast_time(int alg, int p, double bytes, double seg, hplan_link lk);
 
 /** Two-level (Hasanov) broadcast: outer over G groups on link out, inner over p/G on link in.

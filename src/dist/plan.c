@@ -10,7 +10,9 @@
  * (opts->mem_bound, or 40 % of the node's memory share of a rank).
  * LU: every grid, block sizes 32 ... 384 (at most n), flat, and hierarchical when the grid's rows
  * or columns span nodes, each with look-ahead on and off.
- * All of it is pure arithmetic on the machine model: the same on every rank.
+ * Ranking: by predicted time; plans within 0.5 % of each other (the model's resolution) by the
+ * memory they allocate, the smaller first. All of it is pure arithmetic on the machine model: the
+ * same on every rank.
  */
 #include <math.h>
 #include <stdio.h>
@@ -24,10 +26,19 @@
 
 /* ---------------------------------------------------------------- ranking */
 
+/* a goes before b: faster by more than the model's resolution (0.5 %), or as fast and with less
+ * memory (smaller panels and blocks: on shared or oversubscribed cores they wait less). */
+static int before(const hplan_cand *a, const hplan_cand *b) {
+  double tol = 0.005 * (a->seconds < b->seconds ? a->seconds : b->seconds);
+  if (a->seconds < b->seconds - tol) return 1;
+  if (a->seconds > b->seconds + tol) return 0;
+  return a->bytes < b->bytes || (a->bytes == b->bytes && a->seconds < b->seconds);
+}
+
 static void keep(hplan_ranking *r, const hplan_cand *c) {
   r->nconsidered++;
   int n = r->ncand, at = n;
-  while (at > 0 && r->cand[at - 1].seconds > c->seconds) at--;
+  while (at > 0 && before(c, &r->cand[at - 1])) at--;
   if (at >= HPLAN_MAX_CAND) return;
   if (n == HPLAN_MAX_CAND) n--; /* the last falls off */
   memmove(&r->cand[at + 1], &r->cand[at], (size_t)(n - at) * sizeof *c);
