@@ -304,57 +304,53 @@ static void fill_report(hla_report *rep, const hplan_cand *c) {
            c->why, c->seconds, c->compute, c->comm);
 }
 
-int hplan_matmul(const hplan_machine *mach, int64_t m, int64_t n, int64_t k, int P, hla_opts *out,
-                 double *predicted_seconds) {
+/* The best candidate of a ranking as options: out is cleared except its out-pointers (report,
+ * info_out), then the choice is written; the report is filled too. */
+static void apply_best(const hplan_cand *c, int lu, hla_opts *out, double *predicted_seconds) {
+  hla_report *rep = out->report;
+  int64_t *info = out->info_out;
+  memset(out, 0, sizeof *out);
+  out->report = rep, out->info_out = info;
+  if (lu) {
+    out->lu_alg = c->alg;
+    out->lookahead = c->lookahead;
+  } else {
+    int hs = c->alg == HLA_MM_HSUMMA;
+    out->mm_alg = c->alg;
+    out->inner_block = c->b;
+    out->outer_block = hs ? c->Mo : 0;
+    out->groups_row = hs ? c->gi : 0;
+    out->groups_col = hs ? c->gj : 0;
+    out->replication = c->alg == HLA_MM_3D ? c->c : 0;
+    out->bcast.alg = (hbsp_alg)c->bcast_alg;
+  }
+  fill_report(rep, c);
+  if (predicted_seconds) *predicted_seconds = c->seconds;
+}
+
+/* Rank for P ranks (lu: an LU of order n; else a multiply m x n x k) and apply the best. */
+static int plan_best(const hplan_machine *mach, int lu, int64_t m, int64_t n, int64_t k, int P,
+                     hla_opts *out, double *predicted_seconds) {
   if (mach == NULL || out == NULL || P < 0) return HLA_ERR_ARG;
   hplan_target t;
   memset(&t, 0, sizeof t);
   t.P = P;
   hplan_ranking *r = malloc(sizeof *r);
   if (r == NULL) return HLA_ERR_NOMEM;
-  int code = hplan_matmul_rank(mach, m, n, k, &t, r);
-  if (code == HLA_OK) {
-    const hplan_cand *c = &r->cand[0];
-    hla_report *rep = out->report;
-    int64_t *info = out->info_out;
-    memset(out, 0, sizeof *out);
-    out->report = rep, out->info_out = info;
-    out->mm_alg = c->alg;
-    out->inner_block = c->b;
-    out->outer_block = c->alg == HLA_MM_HSUMMA ? c->Mo : 0;
-    out->groups_row = c->alg == HLA_MM_HSUMMA ? c->gi : 0;
-    out->groups_col = c->alg == HLA_MM_HSUMMA ? c->gj : 0;
-    out->replication = c->alg == HLA_MM_3D ? c->c : 0;
-    out->bcast.alg = (hbsp_alg)c->bcast_alg;
-    fill_report(rep, c);
-    if (predicted_seconds) *predicted_seconds = c->seconds;
-  }
+  int code = lu ? hplan_lu_rank(mach, n, &t, r) : hplan_matmul_rank(mach, m, n, k, &t, r);
+  if (code == HLA_OK) apply_best(&r->cand[0], lu, out, predicted_seconds);
   free(r);
   return code;
 }
 
+int hplan_matmul(const hplan_machine *mach, int64_t m, int64_t n, int64_t k, int P, hla_opts *out,
+                 double *predicted_seconds) {
+  return plan_best(mach, 0, m, n, k, P, out, predicted_seconds);
+}
+
 int hplan_lu(const hplan_machine *mach, int64_t n, int P, hla_opts *out,
              double *predicted_seconds) {
-  if (mach == NULL || out == NULL || P < 0) return HLA_ERR_ARG;
-  hplan_target t;
-  memset(&t, 0, sizeof t);
-  t.P = P;
-  hplan_ranking *r = malloc(sizeof *r);
-  if (r == NULL) return HLA_ERR_NOMEM;
-  int code = hplan_lu_rank(mach, n, &t, r);
-  if (code == HLA_OK) {
-    const hplan_cand *c = &r->cand[0];
-    hla_report *rep = out->report;
-    int64_t *info = out->info_out;
-    memset(out, 0, sizeof *out);
-    out->report = rep, out->info_out = info;
-    out->lu_alg = c->alg;
-    out->lookahead = c->lookahead;
-    fill_report(rep, c);
-    if (predicted_seconds) *predicted_seconds = c->seconds;
-  }
-  free(r);
-  return code;
+  return plan_best(mach, 1, n, n, n, P, out, predicted_seconds);
 }
 
 void hplan_print(const hplan_ranking *r, int max, void *file) {
