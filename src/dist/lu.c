@@ -8,8 +8,8 @@
  *   b. L: the panel (my rows >= j0) with the pivots and the zero-pivot flag goes along every
  *      process row from pc (one- or two-level broadcast, lu_bcast.c);
  *   c. swaps: the jb interchanges, composed into one permutation, move every touched row once to
- *      its final owner, left and right of the panel, in one superstep per process column
- *      (lu_swap.c);
+ *      its final owner right of the panel, in one superstep per process column (lu_swap.c); left
+ *      of the panels they wait for the end (f.);
  *   d. U: process row pr solves U12 := L11^-1 A12 on its columns (trsm) and sends U12 down every
  *      process column;
  *   e. update: A22 -= L21 U12 by dgemm (threaded BLAS of the node), first on the columns of block
@@ -17,15 +17,18 @@
  *      between the two, so the panel (latency-bound, one process column) runs while the other
  *      columns are still updating, and its broadcast in step k+1 does not wait for the big update
  *      of its owners. The dgemm calls are the same either way, so the bits are too.
+ *   f. after the last block: the interchanges left of every panel, all of a block's later ones
+ *      composed, each row of L moved once (hlu_swap_left).
  * No global synchronisation inside the loop: only row and column environments (subset syncs).
  *
  * BSP cost per block step (flat; R = ceil((n - j0)/M) rows, C = ceil((n - j0)/N) columns):
  *   panel  jb (l_c + hlu_maxloc) + log2 jb broadcasts of <= jb^2/4 words + 2 R jb^2 flops on pc;
- *   L      R jb g_r + l_r (binomial broadcast: log2 N times);   swaps 2 jb C g_c + l_c;
+ *   L      R jb g_r + l_r (binomial broadcast: log2 N times);   swaps 2 jb C g_c + l_c (right);
  *   U      jb^2 C flops on pr + jb C g_c + l_c;                  update 2 R jb C flops.
  * Summed over n / nb steps: 2 n^3 / (3 P) flops + O(n^2 (1/M + 1/N)) words + O(n) l_c + O(n/nb)
- * l_r. Two levels replace each broadcast and max-with-location by its two-level form (lu_bcast.c):
- * per step about one message per group (node) crosses the top level instead of log2 of the ranks.
+ * l_r; f. adds <= n^2 / (2 P) words and n / (nb N) l_c. Two levels replace each broadcast and
+ * max-with-location by its two-level form (lu_bcast.c): per step about one message per group (node)
+ * crosses the top level instead of log2 of the ranks.
  *
  * Automatic choices (opts NULL, or zero fields), each reported in opts->report->why. With every
  * field automatic and a machine model on the grid (hplan_grid_machine: attached, the machine file,
@@ -241,13 +244,16 @@ int hlu_setup(hlu_ctx *c, hmat A, const hla_opts *opts) {
   return HLA_OK;
 }
 
-int hlu_workspace(hlu_ctx *c, int64_t ld, int64_t ud, int64_t pd, int64_t id) {
-  c->lbuf = hdist_alloc(ld);
-  c->ubuf = hdist_alloc(ud);
-  c->pbuf = hdist_alloc(pd);
-  c->iwork =
-      (uint64_t)id < SIZE_MAX / 8 ? malloc((size_t)(id > 0 ? id : 1) * sizeof(int64_t)) : NULL;
-  if (!c->lbuf || !c->ubuf || !c->pbuf || !c->iwork)
+int hlu_workspace(hlu_ctx *c, int factor, hmat B) {
+  const int64_t nb = c->nb, lw = nb + 1 + c->mloc * nb, iw = 3 * c->n > 1 ? 3 * c->n : 1;
+  int64_t cols = factor ? c->nloc : 0;
+  if (B != NULL && B->nloc > cols) cols = B->nloc;
+  c->lbuf = hdist_alloc(lw);
+  c->lbuf2 = factor ? hdist_alloc(lw) : NULL;
+  c->ubuf = hdist_alloc(nb * cols);
+  c->pbuf = hdist_alloc(factor ? 3 * (nb + 1) + nb * nb : 1);
+  c->iwork = (uint64_t)iw < SIZE_MAX / 8 ? malloc((size_t)iw * sizeof(int64_t)) : NULL;
+  if (!c->lbuf || (factor && !c->lbuf2) || !c->ubuf || !c->pbuf || !c->iwork)
     return HBSP_FAIL(c->all, HLA_ERR_NOMEM, "LU: cannot allocate the workspaces");
   return HLA_OK;
 }
@@ -309,6 +315,12 @@ typedef struct {
   int n;
 } hlu_early;
 
+static int early_wait(hbsp_env all, hlu_early *q) {
+  if (q->n > 0) HBSP_MPI(all, MPI_Waitall(q->n, q->r, MPI_STATUSES_IGNORE));
+  q->n = 0;
+  return HLA_OK;
+}
+
 static int early_post(hbsp_env all, hbsp_env row, hlu_early *q, double *buf, int count, int root) {
   MPI_Comm comm = hbsp_comm(row);
   int N = hbsp_size(row), me = hbsp_rank(row);
@@ -328,6 +340,7 @@ static int early_post(hbsp_env all, hbsp_env row, hlu_early *q, double *buf, int
 static void early_test(hlu_early *q) {
   int done;
   if (q->n > 0) MPI_Testall(q->n, q->r, &done, MPI_STATUSES_IGNORE);
+  if (q->n > 0 && done) q->n = 0;
 }
 
 int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
@@ -343,16 +356,17 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
     snprintf(c->why, sizeof c->why, "one process: LAPACK dgetrf on %d threads", c->g->threads);
     return HLA_OK;
   }
-  int64_t *pairs = c->iwork; /* 4 nb entries */
   int64_t pinfo = -1;
   /* Early L broadcast: with look-ahead on a flat process row and MPI's own broadcast, panel k+1
    * leaves (early_post) as soon as it is factored, while its owners still update the rest of the
    * trailing matrix; the other process columns pick it up in step k+1, so nobody waits for the
-   * owners' big update. Two L buffers alternate. */
+   * owners' big update. Two L buffers alternate, each with its requests (lq[k % 2]): a sender
+   * only reads its buffer in step k+1, so it waits for its sends just before it packs panel k+2
+   * into the same buffer, by when every receiver has long had them. */
   const int early = c->lookahead && N > 1 && c->rowlv.local == NULL && c->lbuf2 != NULL &&
                     (c->howp == NULL || c->howp->alg == HBSP_AUTO || c->howp->alg == HBSP_NATIVE) &&
                     (int64_t)nb + 1 + c->mloc * nb <= INT_MAX;
-  hlu_early lq = {.n = 0};
+  hlu_early lq[2] = {{.n = 0}, {.n = 0}};
   for (int64_t j0 = 0, k = 0; j0 < n; j0 += nb, k++) {
     const int jb = (int)(n - j0 < nb ? n - j0 : nb);
     const int pc = (int)(k % N), pr = (int)(k % M);
@@ -373,17 +387,16 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
       HLA_CALL(hlu_bcast(&c->rowlv, lb, (size_t)lwords * sizeof(double), pc, c->howp));
     } else {
       /* Posted in step k-1 (see e.), except for the first panel. */
-      if (k == 0) HLA_CALL(early_post(c->all, c->rowlv.env, &lq, lb, (int)lwords, pc));
-      if (lq.n > 0) HBSP_MPI(c->all, MPI_Waitall(lq.n, lq.r, MPI_STATUSES_IGNORE));
-      lq.n = 0;
+      if (k == 0) HLA_CALL(early_post(c->all, c->rowlv.env, &lq[0], lb, (int)lwords, pc));
+      if (me_c != pc) HLA_CALL(early_wait(c->all, &lq[k % 2])); /* a sender has its data */
     }
     memcpy(ipiv + j0, hdr, (size_t)jb * sizeof *hdr);
     if (c->info < 0 && hdr[jb] >= 0) c->info = hdr[jb];
 
-    /* c. the block's interchanges, left and right of the panel */
-    int64_t np;
-    hlu_compose(ipiv, j0, j0 + jb, pairs, pairs + 2 * nb, &np);
-    HLA_CALL(hlu_move_rows(c, c->A, pairs, pairs + 2 * nb, np, jl0, jl1));
+    /* c. the block's interchanges right of the panel */
+    int64_t *dst, *src, np;
+    hlu_perm_pairs(ipiv, j0, j0 + jb, n, c->iwork, &dst, &src, &np);
+    HLA_CALL(hlu_move_rows(c, c->A, dst, src, np, jl1, c->nloc));
 
     /* d. U12 := L11^-1 A12 on process row pr, then down my process column */
     if (me_r == pr && nu > 0) {
@@ -410,8 +423,10 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
        * the slices below. */
       const int jbn = (int)(n - next0 < nb ? n - next0 : nb);
       double *nb2 = (k + 1) % 2 ? c->lbuf2 : c->lbuf;
+      hlu_early *q = &lq[(k + 1) % 2];
+      HLA_CALL(early_wait(c->all, q)); /* the sends of panel k-1, from this buffer */
       if (me_c == next_pc) pack_l(c, nb2, ipiv, next0, jbn, pinfo, il1, jl1);
-      HLA_CALL(early_post(c->all, c->rowlv.env, &lq, nb2, (int)(jbn + 1 + (c->mloc - il1) * jbn),
+      HLA_CALL(early_post(c->all, c->rowlv.env, q, nb2, (int)(jbn + 1 + (c->mloc - il1) * jbn),
                           next_pc));
     }
     /* The rest in column slices (the same slices in every variant, so the bits agree), testing
@@ -421,10 +436,14 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
       const int64_t w = rest - s0 < slice ? rest - s0 : slice;
       HLA_CALL(hkern_dgemm('N', 'N', m2, w, jb, -1.0, L21, ldl, c->ubuf + (nxt + s0) * jb, jb, 1.0,
                            A22 + (nxt + s0) * lld, lld));
-      early_test(&lq);
+      early_test(&lq[0]);
+      early_test(&lq[1]);
     }
   }
-  return HLA_OK;
+  HLA_CALL(early_wait(c->all, &lq[0]));
+  HLA_CALL(early_wait(c->all, &lq[1]));
+  /* f. */
+  return hlu_swap_left(c, ipiv);
 }
 
 /* ---------------------------------------------------------------- checks and entry point */
@@ -485,12 +504,7 @@ int hlu_factor(hmat A, int64_t *ipiv, const hla_opts *opts) {
 
   hlu_ctx c;
   HLA_CALL(hlu_setup(&c, A, opts));
-  int nb = A->nb;
-  code = hlu_workspace(&c, nb + 1 + A->mloc * nb, (int64_t)nb * A->nloc,
-                       3 * (nb + 1) + (int64_t)nb * nb, 4 * (int64_t)nb);
-  if (code == HLA_OK && !(c.lbuf2 = hdist_alloc(nb + 1 + A->mloc * nb)))
-    code = HBSP_FAIL(all, HLA_ERR_NOMEM, "%s: cannot allocate the workspaces", fn);
-  code = hbsp_agree(all, code);
+  code = hbsp_agree(all, hlu_workspace(&c, 1, NULL));
   if (code == HLA_OK) code = hlu_factor_run(&c, ipiv);
   int e = hlu_teardown(&c);
   HLA_CALL(code);

@@ -48,13 +48,13 @@ typedef struct {
   int groups_row, groups_col; /* groups across a process column / across a process row */
   char why[256];
   /* workspaces, allocated by hlu_workspace */
-  double *lbuf;   /* received L (or U) column panel: header + rows x nb */
-  double *lbuf2;  /* the second L buffer of the early broadcast (factorisation only) */
-  double *ubuf;   /* U row block (or solved right-hand-side block): nb x columns */
-  double *pbuf;   /* panel: pivot row, row exchange, U12 of the recursion */
-  int64_t *iwork; /* composed interchanges (factor), the permutation (solve) */
-  hla_buf msg;    /* packing for row moves */
-  int64_t info;   /* first zero pivot (global column), -1 if none */
+  double *lbuf;     /* received L (or U) column panel: header + rows x nb */
+  double *lbuf2;    /* the second L buffer of the early broadcast (factorisation only) */
+  double *ubuf;     /* U row block (or solved right-hand-side block): nb x columns */
+  double *pbuf;     /* panel: pivot row, row exchange, U12 of the recursion */
+  int64_t *iwork;   /* composed interchanges: 3 n entries (hlu_perm_pairs) */
+  hla_buf msg;      /* packing for row moves */
+  int64_t info;     /* first zero pivot (global column), -1 if none */
   double predicted; /* the planner's seconds for what runs (0 without a machine model) */
 } hlu_ctx;
 
@@ -76,10 +76,10 @@ int hlu_setup(hlu_ctx *ctx, hmat A, const hla_opts *opts);
 /* Free the levels and workspaces. Collective over HGRID_ALL (frees sub-environments). */
 int hlu_teardown(hlu_ctx *ctx);
 
-/* Allocate the workspaces: lbuf of ldoubles, ubuf of udoubles, pbuf of pdoubles, iwork of
- * iwords int64s. Local; HLA_ERR_NOMEM recorded on ctx->all (the caller agrees). */
-int hlu_workspace(hlu_ctx *ctx, int64_t ldoubles, int64_t udoubles, int64_t pdoubles,
-                  int64_t iwords);
+/* Allocate the workspaces of a factorisation (factor != 0: both L buffers, the panel's, U for my
+ * columns of the matrix) and/or of the solves with B (B != NULL: U for my columns of B). Local;
+ * HLA_ERR_NOMEM recorded on ctx->all (the caller agrees). */
+int hlu_workspace(hlu_ctx *ctx, int factor, hmat B);
 
 /* Local checks of a matrix argument (name for messages): square (HLA_ERR_DIM), square blocks
  * (HLA_ERR_DIST). Error recorded on its grid's ALL environment; the caller agrees. */
@@ -129,18 +129,27 @@ int hlu_pivot(hlu_ctx *ctx, int64_t j, int64_t jl, hbsp_dloc *piv);
 /* ---- lu_swap.c ---- */
 
 /* Row moves inside every process column of X (grid of ctx): row dst[t] receives the old content
- * of row src[t], over my local columns [0, c0) and [c1, nloc of X). The sources must be a
- * permutation of the destinations. Each row travels once, straight to its final owner, in one
- * superstep of the column environment. Collective over ctx->collv.env (the same pairs on every
- * rank). BSP cost: 2 w + h g_c + l_c with h = (rows I send or receive) x (columns moved). */
+ * of row src[t], over my local columns [c0, c1) of X. The sources must be a permutation of the
+ * destinations. Each row travels once, straight to its final owner, in one superstep of the
+ * column environment (none when there is nothing to move). Collective over ctx->collv.env (the
+ * same pairs and the same column count on every rank of it). BSP cost: 2 w + h g_c + l_c with
+ * h = (rows I send or receive) x (c1 - c0). */
 int hlu_move_rows(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, int64_t npairs,
                   int64_t c0, int64_t c1);
 
-/* Compose the interchanges ipiv[k0..k1) (row k with row ipiv[k], in order) into a permutation of
- * the affected rows: on return rows dst[t] := old src[t] for t < *npairs. dst and src hold room for
- * 2 (k1 - k0) entries. Local; cost O((k1 - k0)^2). */
-void hlu_compose(const int64_t *ipiv, int64_t k0, int64_t k1, int64_t *dst, int64_t *src,
-                 int64_t *npairs);
+/* Compose the interchanges ipiv[k0..k1) (row k with row ipiv[k], in order; all in [k0, n)) into
+ * one permutation of rows [k0, n): on return row (*dst)[t] := old row (*src)[t] for t < *npairs,
+ * only rows that change, *dst ascending. work holds 3 (n - k0) entries; *dst and *src point into
+ * it. Local; cost O(n - k0). */
+void hlu_perm_pairs(const int64_t *ipiv, int64_t k0, int64_t k1, int64_t n, int64_t *work,
+                    int64_t **dst, int64_t **src, int64_t *npairs);
+
+/* The interchanges left of the panels, deferred to the end of the factorisation: the columns of
+ * every block k take the composed interchanges of blocks k+1, ... (ipiv complete, replicated).
+ * ctx->iwork holds 3 n entries. Collective over ctx->collv.env. BSP cost: per block of my process
+ * column, hlu_move_rows of its nb columns: in all <= n^2 / (2 P) words sent per rank and
+ * n / (nb N) supersteps l_c. */
+int hlu_swap_left(hlu_ctx *ctx, const int64_t *ipiv);
 
 /* ---- lu_panel.c ---- */
 

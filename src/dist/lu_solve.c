@@ -50,17 +50,9 @@ static int check_all(const char *fn, hmat LU, const int64_t *ipiv, int ipiv_in, 
 
 /* The interchanges, then the two triangles. */
 static int solve_run(hlu_ctx *c, const int64_t *ipiv, hmat B) {
-  const int64_t n = c->n;
-  int64_t *perm = c->iwork, *dst = perm + n, *src = dst + n, cnt = 0;
-  for (int64_t i = 0; i < n; i++) perm[i] = i;
-  for (int64_t i = 0; i < n; i++) {
-    int64_t x = perm[i];
-    perm[i] = perm[ipiv[i]];
-    perm[ipiv[i]] = x;
-  }
-  for (int64_t i = 0; i < n; i++)
-    if (perm[i] != i) dst[cnt] = i, src[cnt] = perm[i], cnt++;
-  HLA_CALL(hlu_move_rows(c, B, dst, src, cnt, 0, 0));
+  int64_t *dst, *src, cnt;
+  hlu_perm_pairs(ipiv, 0, c->n, c->n, c->iwork, &dst, &src, &cnt);
+  HLA_CALL(hlu_move_rows(c, B, dst, src, cnt, 0, B->nloc));
   HLA_CALL(hlu_trsolve(c, B, 'L'));
   return hlu_trsolve(c, B, 'U');
 }
@@ -70,11 +62,7 @@ static int prepare(hlu_ctx *c, hmat A, hmat B, const hla_opts *opts, int factor)
   HLA_CALL(hlu_setup(c, A, opts));
   double solve = hplan_solve_predict(A->g, A->n, A->nb, B->n); /* 0 without a model */
   c->predicted = factor ? c->predicted + solve : solve;
-  int64_t nb = A->nb, bl = B->nloc > A->nloc || !factor ? B->nloc : A->nloc;
-  int64_t iw = 3 * A->n > 4 * nb ? 3 * A->n : 4 * nb;
-  int code =
-      hlu_workspace(c, nb + 1 + A->mloc * nb, nb * bl, factor ? 3 * (nb + 1) + nb * nb : 1, iw);
-  code = hbsp_agree(A->g->all, code);
+  int code = hbsp_agree(A->g->all, hlu_workspace(c, factor, B));
   if (code != HLA_OK) hlu_teardown(c);
   return code;
 }

@@ -3,44 +3,50 @@
  * each row is sent once, straight to the process row that owns its final place, in one superstep
  * of the process column (a subset sync: process columns do not wait for each other).
  *
+ * The factorisation moves rows right of the panel at every block step (the trailing matrix needs
+ * them), but left of it only once, at the end (hlu_swap_left): the L columns of block k take all
+ * later interchanges composed, so each of their rows moves at most once instead of once per later
+ * block, about half the words of swapping both sides at every step, and off the critical path.
+ *
  * Example (seed 000, L1307): swaps (0,4), (1,3), (2,4), (3,5) on rows i0..i5 leave
  * [i4, i3, i0, i5, i2, i1]: row 0 receives i4, row 2 receives i0, and so on. */
 #include <string.h>
 #include "dist/lu_impl.h"
 
-void hlu_compose(const int64_t *ipiv, int64_t k0, int64_t k1, int64_t *dst, int64_t *src,
-                 int64_t *npairs) {
-  /* dst[t]: a touched row; src[t]: the original row now at that place. */
-  int64_t cnt = 0;
+void hlu_perm_pairs(const int64_t *ipiv, int64_t k0, int64_t k1, int64_t n, int64_t *work,
+                    int64_t **dst, int64_t **src, int64_t *npairs) {
+  /* perm[i - k0]: the original row now at place i, for places [k0, n). */
+  int64_t len = n - k0, *perm = work, *d = work + len, *s = d + len, cnt = 0;
+  for (int64_t i = 0; i < len; i++) perm[i] = k0 + i;
   for (int64_t k = k0; k < k1; k++) {
-    int64_t r[2] = {k, ipiv[k]}, at[2];
-    if (r[0] == r[1]) continue;
-    for (int s = 0; s < 2; s++) {
-      int64_t t = 0;
-      while (t < cnt && dst[t] != r[s]) t++;
-      if (t == cnt) dst[cnt] = src[cnt] = r[s], cnt++;
-      at[s] = t;
-    }
-    int64_t x = src[at[0]];
-    src[at[0]] = src[at[1]];
-    src[at[1]] = x;
+    int64_t x = perm[k - k0];
+    perm[k - k0] = perm[ipiv[k] - k0];
+    perm[ipiv[k] - k0] = x;
   }
-  int64_t m = 0; /* keep the rows that really change */
-  for (int64_t t = 0; t < cnt; t++)
-    if (dst[t] != src[t]) dst[m] = dst[t], src[m] = src[t], m++;
-  *npairs = m;
+  for (int64_t i = 0; i < len; i++)
+    if (perm[i] != k0 + i) d[cnt] = k0 + i, s[cnt] = perm[i], cnt++;
+  *dst = d, *src = s, *npairs = cnt;
 }
 
-/* Local column jj of the j-th moved column: [0, c0) then [c1, nloc). */
-static inline int64_t moved_col(int64_t j, int64_t c0, int64_t c1) {
-  return j < c0 ? j : c1 + (j - c0);
+int hlu_swap_left(hlu_ctx *ctx, const int64_t *ipiv) {
+  const int64_t n = ctx->n;
+  const int nb = ctx->nb, N = ctx->N, me = ctx->mycol;
+  /* Block k's columns live on process column k mod N only: the other columns have nothing to do,
+   * and every rank of a process column takes the same branches (a subset sync per block). */
+  for (int64_t j0 = (int64_t)me * nb, k = me; j0 + nb < n; j0 += (int64_t)N * nb, k += N) {
+    int64_t *dst, *src, np;
+    hlu_perm_pairs(ipiv, j0 + nb, n, n, ctx->iwork, &dst, &src, &np);
+    int64_t jl0 = hmat_numroc(j0, nb, me, N);
+    HLA_CALL(hlu_move_rows(ctx, ctx->A, dst, src, np, jl0, jl0 + nb));
+  }
+  return HLA_OK;
 }
 
 int hlu_move_rows(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, int64_t npairs,
                   int64_t c0, int64_t c1) {
   hbsp_env col = ctx->collv.env;
   int nb = ctx->nb, M = ctx->M, me = ctx->myrow;
-  int64_t ncols = c0 + X->nloc - c1, lld = X->lld;
+  int64_t ncols = c1 - c0, lld = X->lld;
   /* Every rank of the column has the same ncols (same process column), so all skip together. */
   if (npairs == 0 || ncols == 0) return HLA_OK;
   /* Rows are gathered column by column (each column is contiguous), never row by row with a
@@ -60,11 +66,11 @@ int hlu_move_rows(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, 
     for (int64_t j0 = 0; j0 < ncols; j0 += JB) {
       int64_t jn = ncols - j0 < JB ? ncols - j0 : JB;
       for (int64_t j = 0; j < jn; j++) {
-        const double *cj = X->data + moved_col(j0 + j, c0, c1) * lld;
+        const double *cj = X->data + (c0 + j0 + j) * lld;
         for (int64_t t = 0; t < npairs; t++) tmp[t + j * npairs] = cj[ls[t]];
       }
       for (int64_t j = 0; j < jn; j++) {
-        double *cj = X->data + moved_col(j0 + j, c0, c1) * lld;
+        double *cj = X->data + (c0 + j0 + j) * lld;
         for (int64_t t = 0; t < npairs; t++) cj[ld[t]] = tmp[t + j * npairs];
       }
     }
@@ -90,7 +96,7 @@ int hlu_move_rows(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, 
     for (q = 0; q < cnt; q++)
       hdr[1 + q] = hmat_idx_g2l(src[hdr[1 + q]], nb, M); /* local source row */
     for (int64_t j = 0; j < ncols; j++) {
-      const double *cj = X->data + moved_col(j, c0, c1) * lld;
+      const double *cj = X->data + (c0 + j) * lld;
       for (q = 0; q < cnt; q++) val[q + j * cnt] = cj[hdr[1 + q]];
     }
     /* The header now carries the target rows (global). */
@@ -124,7 +130,7 @@ int hlu_move_rows(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, 
       hdr[1 + q] = hmat_idx_g2l(hdr[1 + q], nb, M); /* local row, once */
     }
     for (int64_t j = 0; j < ncols; j++) {
-      double *cj = X->data + moved_col(j, c0, c1) * lld;
+      double *cj = X->data + (c0 + j) * lld;
       for (int64_t q = 0; q < cnt; q++) cj[hdr[1 + q]] = val[q + j * cnt];
     }
   }
