@@ -48,7 +48,7 @@ extern "C" {
 #endif
 
 /* Format version of hplan_machine and of the machine file. */
-#define HPLAN_VERSION 2
+#define HPLAN_VERSION 3
 /* Most thread counts whose dgemm rate the model keeps. */
 #define HPLAN_MAX_THREADS 64
 /* Most candidates a ranking keeps (the best ones). */

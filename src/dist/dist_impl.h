@@ -13,8 +13,8 @@ struct hgrid_s {
   hbsp_env row, col, node, cross;
   int M, N, myrow, mycol;
   int nnodes, node_size, node_rank;
-  int threads; /* BLAS/OpenMP threads per rank set by the policy */
-  int nmat;    /* live matrices on this grid (hgrid_free refuses while > 0) */
+  int threads;            /* BLAS/OpenMP threads per rank set by the policy */
+  int nmat;               /* live matrices on this grid (hgrid_free refuses while > 0) */
   hplan_machine *machine; /* the planner's machine model (src/dist/plan*.c), owned; or NULL */
   int plan_state;         /* 0: not looked for yet, 1: machine set, -1: none (rules apply) */
 };
@@ -31,7 +31,8 @@ struct hmat_s {
  * One allreduce. */
 int hdist_check_same(hbsp_env env, const int64_t *v, int k, int *same);
 
-/* Allocate max(count, 1) doubles, 64-byte aligned, zeroed; NULL only on failure. */
+/* Allocate max(count, 1) doubles, zeroed, 64-byte aligned (from 2 MiB: 2 MiB aligned, with
+ * transparent huge pages asked for); free() frees it. NULL only on failure. */
 double *hdist_alloc(int64_t count);
 
 #endif

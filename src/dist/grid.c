@@ -2,6 +2,7 @@
  * cross-node environments (HPL's grid, with BSP environments instead of communicators). */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "dist/dist_impl.h"
 #include "dist/plan_impl.h"
 #include "kernels/kernels.h"
@@ -18,13 +19,23 @@ int hdist_check_same(hbsp_env env, const int64_t *v, int k, int *same) {
   return HLA_OK;
 }
 
+/* Large blocks sit on 2 MiB boundaries and ask for transparent huge pages: one page fault per
+ * 2 MiB instead of 512 when the block is first touched (the zeroing below, where a fresh local
+ * matrix or workspace otherwise spends more time faulting than computing on some machines), and
+ * fewer TLB misses in the row interchanges, which touch every page of a column. */
+#define HDIST_HUGE ((size_t)2 << 20)
+
 double *hdist_alloc(int64_t count) {
   if (count < 1) count = 1;
-  if ((uint64_t)count > SIZE_MAX / sizeof(double)) return NULL;
-  size_t bytes = (size_t)count * sizeof(double);
-  bytes = (bytes + 63) & ~(size_t)63; /* aligned_alloc wants a multiple of the alignment */
-  double *p = aligned_alloc(64, bytes);
-  if (p != NULL) memset(p, 0, bytes);
+  if ((uint64_t)count > (SIZE_MAX - HDIST_HUGE) / sizeof(double)) return NULL;
+  size_t bytes = (size_t)count * sizeof(double), align = bytes >= HDIST_HUGE ? HDIST_HUGE : 64;
+  bytes = (bytes + align - 1) & ~(align - 1); /* aligned_alloc wants a multiple of the alignment */
+  double *p = aligned_alloc(align, bytes);
+  if (p == NULL) return NULL;
+#ifdef MADV_HUGEPAGE
+  if (align == HDIST_HUGE) (void)madvise(p, bytes, MADV_HUGEPAGE); /* a hint: failure is harmless */
+#endif
+  memset(p, 0, bytes);
   return p;
 }
 
@@ -95,8 +106,7 @@ int hgrid_create(hbsp_env env, int M, int N, hgrid *gout) {
   else if (M == 0 && N == 0) { /* the planner's shape when there is a machine model */
     code = hplan_env_shape(env, &M, &N, &mach);
     if (code == HLA_OK && M == 0) auto_shape(P, &M, &N);
-  }
-  else if ((int64_t)M * N != P)
+  } else if ((int64_t)M * N != P)
     code = HBSP_FAIL(env, HLA_ERR_ARG, "hgrid_create: %d x %d grid over %d ranks", M, N, P);
   if (code == HLA_OK && gout == NULL) code = HBSP_FAIL(env, HLA_ERR_ARG, "hgrid_create: g is NULL");
   hgrid g = NULL;

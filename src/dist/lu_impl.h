@@ -172,4 +172,16 @@ int hlu_panel(hlu_ctx *ctx, int64_t j0, int jb, int64_t *ipiv, int64_t *info);
  * trsm on one process row and 2 mloc jb (local columns of B) of dgemm. */
 int hlu_trsolve(hlu_ctx *ctx, hmat B, char uplo);
 
+/* B := U^-1 L^-1 B for B with few columns (HLU_FANIN_MAX_NRHS at most; the caller applied the
+ * interchanges): fan-in solves in which only thin vectors move (trsolve.c). Collective over
+ * HGRID_ALL; allocates 2 (mloc + nb) nrhs words (HLA_ERR_NOMEM agreed). BSP cost per block and
+ * triangle: a reduce over one process row and a broadcast down one process column of jb nrhs
+ * words, 2 R jb nrhs flops on one process column; then one superstep of every process row moving
+ * n nrhs / M words. */
+int hlu_trsolve_fanin(hlu_ctx *ctx, hmat B);
+
+/* Right-hand sides up to which the solve runs by fan-in: below about nb columns the triangle's
+ * n^2 / M words dwarf B's, and the fan-in's dgemm calls are as wide as B anyway. */
+#define HLU_FANIN_MAX_NRHS 64
+
 #endif

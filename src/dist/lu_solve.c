@@ -53,6 +53,7 @@ static int solve_run(hlu_ctx *c, const int64_t *ipiv, hmat B) {
   int64_t *dst, *src, cnt;
   hlu_perm_pairs(ipiv, 0, c->n, c->n, c->iwork, &dst, &src, &cnt);
   HLA_CALL(hlu_move_rows(c, B, dst, src, cnt, 0, B->nloc));
+  if (B->n <= HLU_FANIN_MAX_NRHS) return hlu_trsolve_fanin(c, B);
   HLA_CALL(hlu_trsolve(c, B, 'L'));
   return hlu_trsolve(c, B, 'U');
 }

@@ -70,10 +70,13 @@
  * 1 + panel k + 1). One process (1 x 1): LAPACK's dgetrf, 2/3 n^3 (1 + getrf_half / n) /
  * getrf_rate. Solve (trsolve.c, lu_solve.c): the permutation superstep and, per block and triangle,
  * a row broadcast of the triangle's block column to the process columns holding B, a column
- * broadcast of the solved block, a trsm and a dgemm.
+ * broadcast of the solved block, a trsm and a dgemm; up to HLU_FANIN_MAX_NRHS right-hand sides the
+ * fan-in instead: per block and triangle a reduce and a broadcast of the thin block, a trsm and one
+ * process column's dgemm, then one superstep per process row.
  */
 #include <math.h>
 #include <string.h>
+#include "dist/lu_impl.h"
 #include "dist/plan_impl.h"
 
 /* ---------------------------------------------------------------- collectives */
@@ -723,6 +726,21 @@ double hp_solve_time(const hp_ctx *x, int64_t n, int M, int N, int nb, int nrhs)
   double h = (double)n / M * Cb;
   t += pack_t(x, 16.0 * h) + hp_sync(x, col, M > 1 ? h : 0);
   int64_t steps = (n + nb - 1) / nb;
+  if (nrhs <= HLU_FANIN_MAX_NRHS) {
+    /* fan-in: per block a reduce over a process row and a broadcast down a process column of
+     * the thin block, the diagonal trsm and one process column's dgemm (reading its part of the
+     * triangle), all on the critical path; then one superstep per row hands x to B's holders */
+    hp_env rowall = hp_env_of(x, 0, 1, N);
+    for (int64_t k = 0; k < steps; k++) {
+      int64_t j0 = k * nb, j1 = j0 + nb < n ? j0 + nb : n;
+      double jb = (double)(j1 - j0), R = local_from(n, j1, nb, M), m = 8.0 * jb * nrhs;
+      double one = hp_bcast(x, rowall, HBSP_NATIVE, m) + hp_bcast(x, col, HBSP_NATIVE, m) +
+                   0.6 * hp_gemm(x, jb, nrhs, jb) + hp_gemm(x, R, nrhs, jb) +
+                   pack_t(x, 8.0 * R * jb);
+      t += 2 * one;
+    }
+    return t + hp_sync(x, rowall, (double)n * nrhs / M);
+  }
   for (int64_t k = 0; k < steps; k++) {
     int64_t j0 = k * nb, j1 = j0 + nb < n ? j0 + nb : n;
     double jb = (double)(j1 - j0), R = local_from(n, j1, nb, M);

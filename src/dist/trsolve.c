@@ -14,6 +14,9 @@
  * R <= ceil(n / M) and C_B = local columns of B; 2 R jb C_B flops of dgemm and jb^2 C_B of trsm on
  * pr. Over all n / nb blocks: n^2 / M words along rows, n nrhs / N along columns, 2 n^2 nrhs / P
  * flops, 2 (n / nb) (l_r + l_c). */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 #include "dist/lu_impl.h"
 #include "kernels/kernels.h"
 
@@ -75,4 +78,142 @@ int hlu_trsolve(hlu_ctx *c, hmat B, char uplo) {
                            1.0, B->data + u0, ldb));
   }
   return HLA_OK;
+}
+
+/* ---------------------------------------------------------------- few right-hand sides */
+
+/* B -> (holders of B's columns) is the wrong direction when B is thin: moving the triangle costs
+ * n^2 / M words for a handful of columns. Fan-in instead (Heath and Romine): block k of the
+ * solution x_k lives on the rank that owns the diagonal block (pr, pc); every rank keeps the sum
+ * W of T(i, j) x_j over its own column blocks j for its own rows i, and step k reduces the rows of
+ * block k of those sums over process row pr onto pc:
+ *   1. s_k = b_k - sum over process columns of W(block k)   (reduce over row pr, jb nrhs words);
+ *   2. x_k = T_kk^-1 s_k on (pr, pc);                          (trsm)
+ *   3. x_k down process column pc;                             (broadcast, jb nrhs words)
+ *   4. W(rest) += T(rest, k) x_k on process column pc.          (dgemm)
+ * The forward solve leaves y = L^-1 b where the backward one needs it (block k on (pr, pc)), so
+ * the two run back to back and B gets x once, at the end, in one superstep of every process row.
+ * Only the thin vectors move: about 2 n nrhs (log2 N + log2 M) words in all, against n^2 / M. */
+
+/* One triangle by fan-in; Y (mloc x nrhs, ld mloc) holds b (U) or receives the solution blocks of
+ * my diagonal blocks; for L, b comes from B's holders. */
+static int fanin(hlu_ctx *c, hmat B, char uplo, double *Y, double *W, double *s, double *x) {
+  const int64_t n = c->n, lld = c->lld, ld = c->mloc > 1 ? c->mloc : 1, nrhs = B->n;
+  const int nb = c->nb, M = c->M, N = c->N, me_r = c->myrow, me_c = c->mycol;
+  const int lower = uplo == 'L';
+  const int64_t nblk = (n + nb - 1) / nb;
+  memset(W, 0, (size_t)(ld * nrhs) * sizeof *W);
+  for (int64_t t = 0; t < nblk; t++) {
+    const int64_t k = lower ? t : nblk - 1 - t, j0 = k * nb;
+    const int jb = (int)(n - j0 < nb ? n - j0 : nb);
+    const int pc = (int)(k % N), pr = (int)(k % M);
+    const int64_t il0 = hmat_numroc(j0, nb, me_r, M), il1 = hmat_numroc(j0 + jb, nb, me_r, M);
+    const double *Tk = c->a + hmat_idx_g2l(j0, nb, N) * lld; /* my column block k */
+    if (me_r == pr) {
+      /* 1. */
+      for (int64_t j = 0; j < nrhs; j++)
+        for (int i = 0; i < jb; i++) s[i + j * jb] = -W[il0 + i + j * ld];
+      if (lower) {
+        for (int64_t jj = 0; jj < B->nloc; jj++) {
+          const double *b = B->data + il0 + jj * B->lld;
+          double *sj = s + hmat_l2g_col(B, jj) * jb;
+          for (int i = 0; i < jb; i++) sj[i] += b[i];
+        }
+      } else if (me_c == pc) {
+        for (int64_t j = 0; j < nrhs; j++)
+          for (int i = 0; i < jb; i++) s[i + j * jb] += Y[il0 + i + j * ld];
+      }
+      if (N > 1)
+        HLA_CALL(hbsp_coll_reduce(c->rowlv.env, s, x, (size_t)(jb * nrhs), HBSP_DOUBLE, HBSP_SUM,
+                                  pc, c->howp));
+      else
+        memcpy(x, s, (size_t)(jb * nrhs) * sizeof *x);
+      /* 2. */
+      if (me_c == pc) {
+        HLA_CALL(
+            hkern_dtrsm('L', uplo, 'N', lower ? 'U' : 'N', jb, nrhs, 1.0, Tk + il0, lld, x, jb));
+        for (int64_t j = 0; j < nrhs; j++) memcpy(Y + il0 + j * ld, x + j * jb, jb * sizeof *x);
+      }
+    }
+    if (me_c != pc) continue;
+    /* 3. */
+    HLA_CALL(hlu_bcast(&c->collv, x, (size_t)(jb * nrhs) * sizeof *x, pr, c->howp));
+    /* 4. */
+    const int64_t u0 = lower ? il1 : 0, u1 = lower ? c->mloc : il0;
+    if (u1 > u0)
+      HLA_CALL(hkern_dgemm('N', 'N', u1 - u0, nrhs, jb, 1.0, Tk + u0, lld, x, jb, 1.0, W + u0, ld));
+  }
+  return HLA_OK;
+}
+
+/* x (block k on its diagonal owner, in Y) into B's layout: each rank sends, for every process
+ * column holding columns of B, the rows of its diagonal blocks in those columns, in block order;
+ * one superstep of my process row. The receiver knows the order: [source column][values]. */
+static int fanin_to_b(hlu_ctx *c, hmat B, const double *Y) {
+  const int64_t n = c->n, ld = c->mloc > 1 ? c->mloc : 1;
+  const int nb = c->nb, M = c->M, N = c->N, me_r = c->myrow, me_c = c->mycol;
+  hbsp_env row = c->rowlv.env;
+  /* my diagonal blocks: k = k0, k0 + L, ... with k = me_r mod M and k = me_c mod N */
+  int64_t rows = 0;
+  for (int64_t j0 = 0, k = 0; j0 < n; j0 += nb, k++)
+    if (k % M == me_r && k % N == me_c) rows += n - j0 < nb ? n - j0 : nb;
+  for (int t = 0; t < N; t++) {
+    const int64_t cols = hmat_numroc(B->n, B->nb, t, N);
+    if (cols == 0 || rows == 0) continue;
+    c->msg.n = 0;
+    if (hla_buf_reserve(&c->msg, (size_t)(1 + rows * cols) * sizeof(double)) != HLA_OK)
+      return HBSP_FAIL(row, HLA_ERR_NOMEM, "LU solve: out of memory for the solution");
+    double *m = (double *)c->msg.p, *v = m + 1;
+    m[0] = me_c;
+    for (int64_t jj = 0; jj < cols; jj++) {
+      const int64_t j = hmat_idx_l2g(jj, B->nb, t, N);
+      for (int64_t j0 = 0, k = 0; j0 < n; j0 += nb, k++) {
+        if (k % M != me_r || k % N != me_c) continue;
+        const int64_t jb = n - j0 < nb ? n - j0 : nb, il0 = hmat_numroc(j0, nb, me_r, M);
+        memcpy(v, Y + il0 + j * ld, (size_t)jb * sizeof *v);
+        v += jb;
+      }
+    }
+    HLA_CALL(hbsp_send(row, t, NULL, m, (size_t)(1 + rows * cols) * sizeof(double)));
+  }
+  HLA_CALL(hbsp_sync(row));
+  size_t nmsg;
+  HLA_CALL(hbsp_qsize(row, &nmsg, NULL));
+  for (size_t q = 0; q < nmsg; q++) {
+    size_t bytes, got;
+    HLA_CALL(hbsp_peek(row, &bytes, NULL));
+    c->msg.n = 0;
+    if (hla_buf_reserve(&c->msg, bytes) != HLA_OK)
+      return HBSP_FAIL(row, HLA_ERR_NOMEM, "LU solve: out of memory for the solution");
+    double *m = (double *)c->msg.p;
+    HLA_CALL(hbsp_move(row, NULL, m, bytes, &got));
+    const int src = (int)m[0];
+    const double *v = m + 1;
+    for (int64_t jj = 0; jj < B->nloc; jj++)
+      for (int64_t j0 = 0, k = 0; j0 < n; j0 += nb, k++) {
+        if (k % M != me_r || k % N != src) continue;
+        const int64_t jb = n - j0 < nb ? n - j0 : nb, il0 = hmat_numroc(j0, nb, me_r, M);
+        memcpy(B->data + il0 + jj * B->lld, v, (size_t)jb * sizeof *v);
+        v += jb;
+      }
+    if ((size_t)((v - m) * (ptrdiff_t)sizeof *v) != got)
+      return HBSP_FAIL(row, HLA_ERR_INTERNAL, "LU solve: solution message of %zu bytes", got);
+  }
+  return HLA_OK;
+}
+
+int hlu_trsolve_fanin(hlu_ctx *c, hmat B) {
+  const int64_t ld = c->mloc > 1 ? c->mloc : 1, nrhs = B->n, nb = c->nb;
+  double *Y = hdist_alloc(2 * ld * nrhs + 2 * nb * nrhs);
+  int code = Y ? HLA_OK
+               : HBSP_FAIL(c->all, HLA_ERR_NOMEM, "LU solve: cannot allocate %lld words",
+                           (long long)(2 * ld * nrhs + 2 * nb * nrhs));
+  code = hbsp_agree(c->all, code);
+  if (code != HLA_OK) return code;
+  double *W = Y + ld * nrhs, *s = W + ld * nrhs, *x = s + nb * nrhs;
+  code = fanin(c, B, 'L', Y, W, s, x);
+  if (code == HLA_OK) code = fanin(c, B, 'U', Y, W, s, x);
+  if (code == HLA_OK) code = fanin_to_b(c, B, Y);
+  free(Y);
+  return code;
 }
