@@ -60,8 +60,9 @@
  *           M > 1: per column a max-with-location (allreduce) and a pivot-row superstep of the
  *           column, jb / 8 - 1 broadcasts of the recursion's U12 blocks, and the flops;
  *   L       bcast(row, (jb + 1 + R jb) 8) (two levels by node in the hierarchical variant);
- *   swaps   M = 1 local copies of 2 jb rows; M > 1 one superstep of the column,
- *           h = 2 jb (M - 1)/M (local columns);
+ *   swaps   right of the panel: M = 1 local copies of 2 jb rows; M > 1 one superstep of the
+ *           column, h = 2 jb (M - 1)/M (local columns right of the panel); left of it once at
+ *           the end: the rows below the panel, one pass per column (M > 1: one superstep);
  *   U       trsm (jb^2 C flops) on one process row, bcast(col, jb C 8);
  *   update  dgemm(R', C, jb), R' = local rows >= j0 + jb. *   Without look-ahead (or N = 1) a step
  * is the sum. With look-ahead and N > 1 the owner of block k + 1 updates that block, factors panel
@@ -660,18 +661,30 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
     double Lb = 8.0 * (jb + 1 + R0 * jb);
     double L = hier ? hp_bcast_nodes(x, row, c->bcast_alg, Lb) : hp_bcast(x, row, c->bcast_alg, Lb);
     cmp += L;
+    /* right of the panel only (the left waits for the end, below) */
     double swap;
     if (M == 1) {
       /* per local column, jb block rows (contiguous) and up to jb pivot rows (a cache line
        * each), read and written */
-      swap = pack_t(x, 2.0 * jb * (8 + 48) * Call);
+      swap = pack_t(x, 2.0 * jb * (8 + 48) * Cn);
       cp += swap;
     } else {
-      double h = 2.0 * jb * (M - 1) / M * Call;
+      double h = 2.0 * jb * (M - 1) / M * Cn;
       double s = hp_sync(x, col, h);
       swap = pack_t(x, 2.0 * (8 + 48) * h) + s;
       cmp += s;
       cp += swap - s;
+    }
+    /* the interchanges left of this panel, at the end: about every row below it moves once, in
+     * a pass down each of its columns, on one process column of N */
+    if (j1 < n) {
+      double h = R1 * jb, left = pack_t(x, 16.0 * h) / N;
+      if (M > 1) {
+        double s = hp_sync(x, col, h * (M - 1) / M) / N;
+        cmp += s, left += s;
+      }
+      cp += left;
+      t += left;
     }
     double trsm = Cn > 0 ? 0.6 * hp_gemm(x, jb, Cn, jb) + pack_t(x, 8.0 * jb * Cn) : 0.0;
     double Ub = hier ? hp_bcast_nodes(x, col, c->bcast_alg, 8.0 * jb * Cn)
