@@ -99,6 +99,10 @@ static inline int hbsp_subtree(int v, int P) {
 size_t hbsp_coll_type_size(hbsp_type type);
 /* 1 if (type, op) is a supported combination. */
 int hbsp_coll_valid_op(hbsp_type type, hbsp_op op);
+
+/* 1 if a wins over b under HBSP_MAXLOC (absval = 0) or HBSP_MAXABSLOC (absval = 1): NaN first,
+ * then the larger key, ties to the lower index. Local. */
+int hbsp_dloc_wins(const hbsp_dloc *a, const hbsp_dloc *b, int absval);
 /* inout[i] = inout[i] op in[i] for i < count. Commutative and associative for every supported
  * combination (MAXLOC/MAXABSLOC: ties to the lowest index), so any tree gives the same result up
  * to floating-point rounding of HBSP_SUM on doubles. */

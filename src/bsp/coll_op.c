@@ -34,8 +34,7 @@ int hbsp_coll_valid_op(hbsp_type type, hbsp_op op) {
   return op == HBSP_SUM || op == HBSP_MAX || op == HBSP_MIN;
 }
 
-/* 1 if a wins over b under MAXLOC (absval = 0) or MAXABSLOC (absval = 1). */
-static int dloc_wins(const hbsp_dloc *a, const hbsp_dloc *b, int absval) {
+int hbsp_dloc_wins(const hbsp_dloc *a, const hbsp_dloc *b, int absval) {
   double ka = absval ? fabs(a->value) : a->value, kb = absval ? fabs(b->value) : b->value;
   int na = isnan(ka), nb = isnan(kb);
   if (na != nb) return na;
@@ -45,7 +44,7 @@ static int dloc_wins(const hbsp_dloc *a, const hbsp_dloc *b, int absval) {
 
 static void dloc_combine(hbsp_dloc *io, const hbsp_dloc *in, size_t n, int absval) {
   for (size_t i = 0; i < n; i++)
-    if (dloc_wins(&in[i], &io[i], absval)) io[i] = in[i];
+    if (hbsp_dloc_wins(&in[i], &io[i], absval)) io[i] = in[i];
 }
 
 /* MAX/MIN of doubles, made symmetric (a op b and b op a give the same bits, so butterfly

@@ -251,7 +251,7 @@ int hlu_workspace(hlu_ctx *c, int factor, hmat B) {
   c->lbuf = hdist_alloc(lw);
   c->lbuf2 = factor ? hdist_alloc(lw) : NULL;
   c->ubuf = hdist_alloc(nb * cols);
-  c->pbuf = hdist_alloc(factor ? 3 * (nb + 1) + nb * nb : 1);
+  c->pbuf = hdist_alloc(factor ? HLU_PBUF_WORDS(nb, c->M) : 1);
   c->iwork = (uint64_t)iw < SIZE_MAX / 8 ? malloc((size_t)iw * sizeof(int64_t)) : NULL;
   if (!c->lbuf || (factor && !c->lbuf2) || !c->ubuf || !c->pbuf || !c->iwork)
     return HBSP_FAIL(c->all, HLA_ERR_NOMEM, "LU: cannot allocate the workspaces");

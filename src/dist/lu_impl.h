@@ -51,12 +51,21 @@ typedef struct {
   double *lbuf;     /* received L (or U) column panel: header + rows x nb */
   double *lbuf2;    /* the second L buffer of the early broadcast (factorisation only) */
   double *ubuf;     /* U row block (or solved right-hand-side block): nb x columns */
-  double *pbuf;     /* panel: pivot row, row exchange, U12 of the recursion */
+  double *pbuf;     /* panel: pivot row, row exchange, U12, pivot records (HLU_PBUF_WORDS) */
   int64_t *iwork;   /* composed interchanges: 3 n entries (hlu_perm_pairs) */
   hla_buf msg;      /* packing for row moves */
   int64_t info;     /* first zero pivot (global column), -1 if none */
   double predicted; /* the planner's seconds for what runs (0 without a machine model) */
 } hlu_ctx;
+
+/* Process rows up to which the distributed panel finds each pivot and trades the rows in one
+ * allgather of every rank's candidate row (and the diagonal row) instead of a max-with-location
+ * and a superstep: half the latencies per column, M (2 jb + 2) words each. */
+#define HLU_PANEL_FUSE_MAX 8
+
+/* Words of ctx->pbuf for a factorisation with nb x nb blocks on M process rows. */
+#define HLU_PBUF_WORDS(nb, M)                                                                      \
+  (3 * ((int64_t)(nb) + 1) + (int64_t)(nb) * (nb) + ((int64_t)(M) + 1) * (2 + 2 * (int64_t)(nb)))
 
 /* Number of the lu_alg/lookahead/panel option fields compared across ranks by hlu_opts_check. */
 #define HLU_NOPTS 8
@@ -125,6 +134,10 @@ int hlu_maxloc(const hlu_level *lv, hbsp_dloc *v, const hbsp_coll *how);
  * i >= j, ties to the lowest global row, found over the process column. In *piv: value and global
  * row. Collective over ctx->collv.env. BSP cost: (local rows below j) + hlu_maxloc. */
 int hlu_pivot(hlu_ctx *ctx, int64_t j, int64_t jl, hbsp_dloc *piv);
+
+/* My candidate for that pivot: value and global row in *piv (0 at INT64_MAX when I have no rows
+ * >= j); returns its local row, or -1. Local; cost (local rows below j). */
+int64_t hlu_pivot_local(const hlu_ctx *ctx, int64_t j, int64_t jl, hbsp_dloc *piv);
 
 /* ---- lu_swap.c ---- */
 

@@ -14,11 +14,16 @@
  *      whole panel width, so no interchange is left to apply inside the panel afterwards;
  *   3. scale the column below the diagonal by 1/pivot (divide when 1/pivot would overflow, as
  *      LAPACK); rank-1 update of the rest of the leaf with the pivot row.
+ * Up to HLU_PANEL_FUSE_MAX process rows (flat column), 1 and 2 are one collective, as HPL's
+ * binary-exchange pivoting: every rank contributes its candidate (value, row, the row's jb
+ * entries) and pr the old diagonal row to one allgather; every rank then picks the same winner
+ * (hbsp_dloc_wins, the max-with-location's own rule), so the pivots and the bits do not change.
  * The arithmetic does not depend on how the collectives run (flat or two levels), so both give the
  * same bits; look-ahead only changes when the panel is factored. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
+#include "bsp/coll_impl.h"
 #include "dist/lu_impl.h"
 #include "kernels/kernels.h"
 
@@ -34,8 +39,41 @@ typedef struct {
   double *prow;    /* pivot row (jb) */
   double *msg;     /* 1 + jb: a row with a header */
   double *u12;     /* U12 of a recursion step */
+  double *rec;     /* fused pivot records: (M + 1) x (2 + 2 jb), or NULL: not fused */
   int64_t *ipiv, *info;
 } panel_t;
+
+/* Steps 1 and 2 above in one allgather (fused form). Collective over the column. */
+static int pivot_exchange(panel_t *p, int64_t gcol, int64_t cc, hbsp_dloc *piv) {
+  hlu_ctx *c = p->c;
+  const int M = c->M, me = c->myrow, nb = c->nb;
+  const int64_t lld = c->lld, jb = p->jb, w = 2 + 2 * jb;
+  double *mine = p->rec, *all = p->rec + w;
+  int64_t lr = hlu_pivot_local(c, gcol, p->jl0 + cc, piv);
+  memcpy(mine, &piv->value, sizeof(double));
+  memcpy(mine + 1, &piv->index, sizeof(int64_t));
+  for (int64_t j = 0; j < jb; j++) mine[2 + j] = lr >= 0 ? p->p0[lr + j * lld] : 0.0;
+  const int64_t lg = me == p->pr ? hmat_idx_g2l(gcol, nb, M) : -1;
+  for (int64_t j = 0; j < jb; j++) mine[2 + jb + j] = lg >= 0 ? p->p0[lg + j * lld] : 0.0;
+  HLA_CALL(hbsp_coll_allgather(c->collv.env, mine, all, (size_t)w * sizeof(double), NULL));
+  int best = 0;
+  for (int q = 0; q < M; q++) {
+    hbsp_dloc a, b;
+    memcpy(&a.value, all + q * w, sizeof(double)), memcpy(&a.index, all + q * w + 1, 8);
+    memcpy(&b.value, all + best * w, sizeof(double)), memcpy(&b.index, all + best * w + 1, 8);
+    if (q == 0 || hbsp_dloc_wins(&a, &b, 1)) best = q, *piv = a;
+  }
+  memcpy(p->prow, all + best * w + 2, (size_t)jb * sizeof(double));
+  const int64_t r = piv->index;
+  if (r != gcol && hmat_idx_owner(r, nb, M) == me) { /* the old diagonal row to the pivot's place */
+    const double *old = all + p->pr * w + 2 + jb;
+    int64_t lp = hmat_idx_g2l(r, nb, M);
+    for (int64_t j = 0; j < jb; j++) p->p0[lp + j * lld] = old[j];
+  }
+  if (lg >= 0)
+    for (int64_t j = 0; j < jb; j++) p->p0[lg + j * lld] = p->prow[j];
+  return HLA_OK;
+}
 
 /* Step 2 above for column gcol with pivot row r. Collective over the column. */
 static int exchange(panel_t *p, int64_t gcol, int64_t r) {
@@ -84,9 +122,14 @@ static int leaf(panel_t *p, int64_t c0, int64_t w) {
   for (int64_t cc = c0; cc < c0 + w; cc++) {
     int64_t gcol = p->j0 + cc;
     hbsp_dloc piv;
-    HLA_CALL(hlu_pivot(c, gcol, p->jl0 + cc, &piv));
-    p->ipiv[gcol] = piv.index;
-    HLA_CALL(exchange(p, gcol, piv.index));
+    if (p->rec) {
+      HLA_CALL(pivot_exchange(p, gcol, cc, &piv));
+      p->ipiv[gcol] = piv.index;
+    } else {
+      HLA_CALL(hlu_pivot(c, gcol, p->jl0 + cc, &piv));
+      p->ipiv[gcol] = piv.index;
+      HLA_CALL(exchange(p, gcol, piv.index));
+    }
     int64_t lr = hmat_numroc(gcol + 1, c->nb, c->myrow, c->M); /* my rows below the diagonal */
     int64_t m = c->mloc - lr;
     double *colc = p->p0 + cc * lld + lr, v = piv.value;
@@ -139,8 +182,19 @@ int hlu_panel(hlu_ctx *c, int64_t j0, int jb, int64_t *ipiv, int64_t *info) {
     return HLA_OK;
   }
   double *pb = c->pbuf;
-  panel_t p = {
-      c,    j0,  jl0, jb, hmat_idx_owner(j0, c->nb, c->M), p0, pb, pb + jb, pb + 2 * jb + 1,
-      ipiv, info};
+  const int fused = c->collv.local == NULL && c->M <= HLU_PANEL_FUSE_MAX;
+  panel_t p = {c,
+               j0,
+               jl0,
+               jb,
+               hmat_idx_owner(j0, c->nb, c->M),
+               p0,
+               pb,
+               pb + jb,
+               pb + 2 * jb + 1,
+               fused ? pb + 3 * ((int64_t)c->nb + 1) + (int64_t)c->nb * c->nb
+                     : NULL, /* after U12 */
+               ipiv,
+               info};
   return rec(&p, 0, jb, c->panel == HLA_PANEL_COLUMNS ? jb : PANEL_LEAF);
 }

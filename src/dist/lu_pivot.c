@@ -9,16 +9,22 @@
 #include "dist/lu_impl.h"
 #include "kernels/kernels.h"
 
-int hlu_pivot(hlu_ctx *ctx, int64_t j, int64_t jl, hbsp_dloc *piv) {
+int64_t hlu_pivot_local(const hlu_ctx *ctx, int64_t j, int64_t jl, hbsp_dloc *piv) {
   int64_t lr = hmat_numroc(j, ctx->nb, ctx->myrow, ctx->M); /* my first local row >= j */
   const double *col = ctx->a + jl * ctx->lld;
   if (lr < ctx->mloc) {
     int64_t i = lr + hkern_idamax(ctx->mloc - lr, col + lr, 1);
     piv->value = col[i];
     piv->index = hmat_idx_l2g(i, ctx->nb, ctx->myrow, ctx->M);
-  } else { /* no candidate here: a zero at an index that loses every tie */
-    piv->value = 0.0;
-    piv->index = INT64_MAX;
+    return i;
   }
+  /* no candidate here: a zero at an index that loses every tie */
+  piv->value = 0.0;
+  piv->index = INT64_MAX;
+  return -1;
+}
+
+int hlu_pivot(hlu_ctx *ctx, int64_t j, int64_t jl, hbsp_dloc *piv) {
+  hlu_pivot_local(ctx, j, jl, piv);
   return hlu_maxloc(&ctx->collv, piv, ctx->howp);
 }
