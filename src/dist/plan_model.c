@@ -58,22 +58,22 @@
  * LU (lu.c), n / nb block steps k, j0 = k nb, R = local rows >= j0, C = local columns >= j0 + nb:
  *   panel   M = 1: node-local recursive LU of R x jb at panel_rate jb / (jb + panel_half);
  *           M > 1: per column a max-with-location (allreduce) and a pivot-row superstep of the
- *           column, jb / 8 - 1 broadcasts of the recursion's U12 blocks, and the flops;
- *   L       bcast(row, (jb + 1 + R jb) 8) (two levels by node in the hierarchical variant);
- *   swaps   right of the panel: M = 1 local copies of 2 jb rows; M > 1 one superstep of the
- *           column, h = 2 jb (M - 1)/M (local columns right of the panel); left of it once at
- *           the end: the rows below the panel, one pass per column (M > 1: one superstep);
- *   U       trsm (jb^2 C flops) on one process row, bcast(col, jb C 8);
- *   update  dgemm(R', C, jb), R' = local rows >= j0 + jb. *   Without look-ahead (or N = 1) a step
- * is the sum. With look-ahead and N > 1 the owner of block k + 1 updates that block, factors panel
- * k + 1 and (flat rows, MPI's broadcast) sends its L panel at once (point-to-point up to 8 process
- * columns), so a step costs L (1 - ovl) + swaps + U + max(update of everything, update of block k +
- * 1 + panel k + 1). One process (1 x 1): LAPACK's dgetrf, 2/3 n^3 (1 + getrf_half / n) /
- * getrf_rate. Solve (trsolve.c, lu_solve.c): the permutation superstep and, per block and triangle,
- * a row broadcast of the triangle's block column to the process columns holding B, a column
- * broadcast of the solved block, a trsm and a dgemm; up to HLU_FANIN_MAX_NRHS right-hand sides the
- * fan-in instead: per block and triangle a reduce and a broadcast of the thin block, a trsm and one
- * process column's dgemm, then one superstep per process row.
+ *           column (up to HLU_PANEL_FUSE_MAX flat process rows: one allgather instead), jb / 8 - 1
+ * broadcasts of the recursion's U12 blocks, and the flops; L       bcast(row, (jb + 1 + R jb) 8)
+ * (two levels by node in the hierarchical variant); swaps   right of the panel: M = 1 local copies
+ * of 2 jb rows; M > 1 one superstep of the column, h = 2 jb (M - 1)/M (local columns right of the
+ * panel); left of it once at the end: the rows below the panel, one pass per column (M > 1: one
+ * superstep); U       trsm (jb^2 C flops) on one process row, bcast(col, jb C 8); update  dgemm(R',
+ * C, jb), R' = local rows >= j0 + jb. *   Without look-ahead (or N = 1) a step is the sum. With
+ * look-ahead and N > 1 the owner of block k + 1 updates that block, factors panel k + 1 and (flat
+ * rows, MPI's broadcast) sends its L panel at once (point-to-point up to 8 process columns), so a
+ * step costs L (1 - ovl) + swaps + U + max(update of everything, update of block k + 1 + panel k +
+ * 1). One process (1 x 1): LAPACK's dgetrf, 2/3 n^3 (1 + getrf_half / n) / getrf_rate. Solve
+ * (trsolve.c, lu_solve.c): the permutation superstep and, per block and triangle, a row broadcast
+ * of the triangle's block column to the process columns holding B, a column broadcast of the solved
+ * block, a trsm and a dgemm; up to HLU_FANIN_MAX_NRHS right-hand sides the fan-in instead: per
+ * block and triangle a reduce and a broadcast of the thin block, a trsm and one process column's
+ * dgemm, then one superstep per process row.
  */
 #include <math.h>
 #include <string.h>
@@ -611,7 +611,12 @@ static double lu_panel(const hp_ctx *x, const hp_lu *c, hp_env col, double R, do
   double t = fl / rate;
   if (c->M > 1) {
     int hier = c->alg == HLA_LU_HIER;
-    double percol = hp_allreduce_small(x, col, hier) + hp_sync(x, col, c->M * (jb + 1));
+    /* per column: up to HLU_PANEL_FUSE_MAX flat process rows one allgather of every rank's
+     * candidate and the diagonal row (latency as a small allreduce), else a max-with-location
+     * and a superstep trading the rows */
+    double percol = !hier && c->M <= HLU_PANEL_FUSE_MAX
+                        ? hp_allreduce_small(x, col, 0) + c->M * (2 + 2 * jb) * x->gw
+                        : hp_allreduce_small(x, col, hier) + hp_sync(x, col, c->M * (jb + 1));
     double leafmem = pack_t(x, 8.0 * R * 8); /* the BLAS-2 leaf updates, memory bound */
     double nrec = jb / 8 - 1 > 0 ? jb / 8 - 1 : 0, wrec = jb * (jb - 8) / 2;
     double rec = nrec > 0 ? nrec * (hier ? hp_bcast_nodes(x, col, c->bcast_alg, 8 * wrec / nrec)
