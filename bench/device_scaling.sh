@@ -21,7 +21,8 @@
 #
 # Everything goes to stdout and to $OUT/log.txt; the tests' full output to $OUT/tests.txt.
 # Every step runs under `timeout` so that the whole stays inside $DEADLINE seconds from the start;
-# a step whose estimate (seconds) does not fit is skipped and says so. Sizes and lists come from
+# a step whose estimate (seconds) does not fit is skipped and says so. The estimates are the times
+# seen on the 16-core device at the default sizes (bench/results/device_16core.md; LU at 2 runs). Sizes and lists come from
 # the variables below (defaults for 16 cores); tiny values test the script on a laptop:
 #   NP=2 TEST_NPS=2 MM_N=512 MM_N2=768 MM_GRIDS="1x2 2x1" LU_N=768 LU_GRIDS="1x2" \
 #     HPL_GRIDS="1x2" VN=2 bench/device_scaling.sh setup tests probe mm lu_node lu_nb:128 hpl plan
@@ -132,6 +133,7 @@ phase_info() {
   ldconfig -p | grep -E "libopenblas|libblas.so.3|liblapack.so.3" | head -6
   readlink -f "$(ldconfig -p | awk '/libblas.so.3 /{print $NF; exit}')"
   uname -r
+  echo "THP: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"
   cat /etc/os-release | grep PRETTY
   ldd "$BUILD/bench_lu" | grep -E "scalapack|blas|lapack|mpi.so" || true
   ldd "$DEPS/usr/bin/hpcc" | grep -E "not found|blas" || true
@@ -177,27 +179,27 @@ phase_probe() {
 phase_mm() {
   log "mm"
   local g
-  step 60 "mm 1 rank x $NCORES threads n=$MM_N" $ALL mpiexec -n 1 --bind-to none \
+  step 70 "mm 1 rank x $NCORES threads n=$MM_N" $ALL mpiexec -n 1 --bind-to none \
     "$BUILD/bench_matmul" --n "$MM_N" --grid 1x1 --reps "$MM_REPS"
   for g in $MM_GRIDS; do
-    step 45 "mm P=$NP $g core n=$MM_N" $ONE mpiexec $HW -n "$NP" --bind-to $BIND \
+    step 90 "mm P=$NP $g core n=$MM_N" $ONE mpiexec $HW -n "$NP" --bind-to $BIND \
       "$BUILD/bench_matmul" --n "$MM_N" --grid "$g" --reps "$MM_REPS" --no-node
   done
   g=${MM_GRIDS%% *}
-  step 50 "mm P=$NP $g unbound n=$MM_N" $ONE mpiexec $HW -n "$NP" --bind-to none \
+  step 100 "mm P=$NP $g unbound n=$MM_N" $ONE mpiexec $HW -n "$NP" --bind-to none \
     "$BUILD/bench_matmul" --n "$MM_N" --grid "$g" --reps "$MM_REPS"
   for g in $MM_VN_GRIDS; do
-    step 40 "mm P=$NP $g core VN=$VN n=$MM_N" $ONE HLA_VIRTUAL_NODES=$VN mpiexec $HW -n "$NP" \
+    step 70 "mm P=$NP $g core VN=$VN n=$MM_N" $ONE HLA_VIRTUAL_NODES=$VN mpiexec $HW -n "$NP" \
       --bind-to $BIND "$BUILD/bench_matmul" --n "$MM_N" --grid "$g" --reps "$MM_REPS" \
       --no-node --no-pdgemm
   done
   g=${MM_GRIDS%% *}
-  step 100 "mm P=$NP $g unbound n=$MM_N2" $ONE mpiexec $HW -n "$NP" --bind-to none \
+  step 300 "mm P=$NP $g unbound n=$MM_N2" $ONE mpiexec $HW -n "$NP" --bind-to none \
     "$BUILD/bench_matmul" --n "$MM_N2" --grid "$g" --reps 1 --no-check
 }
 
 lu_case() { # grid nb [extra label]
-  step 45 "lu P=$NP $1 nb=$2 core (scalapack, flat)" $ONE mpiexec $HW -n "$NP" --bind-to $BIND \
+  step 55 "lu P=$NP $1 nb=$2 core (scalapack, flat)" $ONE mpiexec $HW -n "$NP" --bind-to $BIND \
     "$BUILD/bench_lu" --n "$LU_N" --grid "$1" --nb "$2" --reps "$LU_REPS" \
     --only scalapack,hla-flat
   step 25 "lu P=$NP $1 nb=$2 core VN=$VN (hier)" $ONE HLA_VIRTUAL_NODES=$VN mpiexec $HW -n "$NP" \
