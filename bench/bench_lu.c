@@ -111,6 +111,7 @@ typedef struct {
   int nb, M, N, threads;
   double med_s, med_gf, resid; /* resid: worst over the runs */
   char why[256];
+  double phase[6]; /* hla: the last run's hla_report t_panel .. t_solve, max over ranks */
 } bcase;
 
 static int wanted(const bopts *o, const char *impl) {
@@ -320,6 +321,8 @@ static int run_hla(hgrid g, int64_t n, int nb, int reps, const hla_opts *opts, b
     res[r] = residual(n, x);
   }
   if (all_ok) {
+    double ph[6] = {rep.t_panel, rep.t_lwait, rep.t_swap, rep.t_u, rep.t_update, rep.t_solve};
+    MPI_Allreduce(ph, c->phase, 6, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     c->threads = rep.threads;
     snprintf(c->why, sizeof c->why, "%s", rep.why);
     finish_case(c, secs, res, reps, rank);
@@ -399,6 +402,11 @@ int main(int argc, char **argv) {
                c->impl, (long long)n, c->nb, c->M, c->N, c->med_gf, c->med_s, c->resid,
                ref[0] > 0 ? ref[0] / c->med_s : 0.0, ref[1] > 0 ? ref[1] / c->med_s : 0.0,
                c->threads, c->why[0] ? " why=" : "", c->why);
+      if (rank == 0 && m >= 2)
+        printf("  %s phases (s, max over ranks, last run): panel %.3f L %.3f swaps %.3f U %.3f "
+               "update %.3f solve %.3f\n",
+               c->impl, c->phase[0], c->phase[1], c->phase[2], c->phase[3], c->phase[4],
+               c->phase[5]);
       nc++;
     }
   }

@@ -37,6 +37,15 @@ typedef struct {
   double predicted_seconds;   /* model prediction, 0 if none */
   double seconds;             /* measured wall time of the call */
   char why[256];              /* the reason for the automatic choices, one line */
+  /* Where this rank's time went in hlu_factor / hlu_solve / hla_gesv (seconds, local values:
+   * compare ranks to see the imbalance; they do not add up to `seconds`, which also has the
+   * checks and the setup): */
+  double t_panel;  /* factoring panels, pivot searches included */
+  double t_lwait;  /* getting the L panels along the process row (waiting for them included) */
+  double t_swap;   /* row interchanges */
+  double t_u;      /* U row blocks: triangular solve and broadcast down the process column */
+  double t_update; /* trailing-matrix dgemm (one process: all of LAPACK's dgetrf) */
+  double t_solve;  /* the two triangular solves with the right-hand sides */
 } hla_report;
 
 /** Options. Zero means automatic for every field. */

@@ -284,6 +284,8 @@ void hlu_report(const hlu_ctx *c, const hla_opts *opts, double seconds) {
   r->predicted_seconds = c->predicted;
   r->seconds = seconds;
   memcpy(r->why, c->why, sizeof r->why);
+  r->t_panel = c->t[HLU_T_PANEL], r->t_lwait = c->t[HLU_T_LWAIT], r->t_swap = c->t[HLU_T_SWAP];
+  r->t_u = c->t[HLU_T_U], r->t_update = c->t[HLU_T_UPDATE], r->t_solve = c->t[HLU_T_SOLVE];
 }
 
 /* ---------------------------------------------------------------- the factorisation */
@@ -350,7 +352,9 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
     /* One process holds the whole matrix in global order: LAPACK's blocked LU on all its threads
      * is the best there is (same pivots: both take the first largest entry). */
     int64_t info;
+    c->tmark = hbsp_time();
     int e = hkern_dgetrf(n, n, c->a, lld, ipiv, &info);
+    hlu_phase(c, HLU_T_UPDATE); /* all of dgetrf */
     if (e != HLA_OK) return HBSP_FAIL(c->all, e, "hlu_factor: dgetrf of order %lld", (long long)n);
     if (info >= 0 && (c->info < 0 || info < c->info)) c->info = info;
     snprintf(c->why, sizeof c->why, "one process: LAPACK dgetrf on %d threads", c->g->threads);
@@ -367,6 +371,7 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
                     (c->howp == NULL || c->howp->alg == HBSP_AUTO || c->howp->alg == HBSP_NATIVE) &&
                     (int64_t)nb + 1 + c->mloc * nb <= INT_MAX;
   hlu_early lq[2] = {{.n = 0}, {.n = 0}};
+  c->tmark = hbsp_time();
   for (int64_t j0 = 0, k = 0; j0 < n; j0 += nb, k++) {
     const int jb = (int)(n - j0 < nb ? n - j0 : nb);
     const int pc = (int)(k % N), pr = (int)(k % M);
@@ -376,6 +381,7 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
 
     /* a. panel */
     if (me_c == pc && (!c->lookahead || k == 0)) HLA_CALL(hlu_panel(c, j0, jb, ipiv, &pinfo));
+    hlu_phase(c, HLU_T_PANEL);
 
     /* b. L panel, pivots and the zero-pivot flag along my process row */
     double *lb = early && k % 2 ? c->lbuf2 : c->lbuf;
@@ -392,11 +398,13 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
     }
     memcpy(ipiv + j0, hdr, (size_t)jb * sizeof *hdr);
     if (c->info < 0 && hdr[jb] >= 0) c->info = hdr[jb];
+    hlu_phase(c, HLU_T_LWAIT);
 
     /* c. the block's interchanges right of the panel */
     int64_t *dst, *src, np;
     hlu_perm_pairs(ipiv, j0, j0 + jb, n, c->iwork, &dst, &src, &np);
     HLA_CALL(hlu_move_rows(c, c->A, dst, src, np, jl1, c->nloc));
+    hlu_phase(c, HLU_T_SWAP);
 
     /* d. U12 := L11^-1 A12 on process row pr, then down my process column */
     if (me_r == pr && nu > 0) {
@@ -405,6 +413,7 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
       hkern_pack(jb, nu, A12, lld, c->ubuf);
     }
     HLA_CALL(hlu_bcast(&c->collv, c->ubuf, (size_t)(jb * nu) * sizeof(double), pr, c->howp));
+    hlu_phase(c, HLU_T_U);
 
     /* e. trailing update: block k+1 first, then (look-ahead) panel k+1, then the rest */
     const int64_t m2 = c->mloc - il1, next0 = j0 + jb;
@@ -413,6 +422,7 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
     double *L21 = L + (il1 - il0), *A22 = c->a + il1 + jl1 * lld;
     if (m2 > 0 && nxt > 0)
       HLA_CALL(hkern_dgemm('N', 'N', m2, nxt, jb, -1.0, L21, ldl, c->ubuf, jb, 1.0, A22, lld));
+    hlu_phase(c, HLU_T_UPDATE);
     if (c->lookahead && nxt > 0) {
       pinfo = -1;
       HLA_CALL(hlu_panel(c, next0, (int)nxt, ipiv, &pinfo));
@@ -429,6 +439,7 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
       HLA_CALL(early_post(c->all, c->rowlv.env, q, nb2, (int)(jbn + 1 + (c->mloc - il1) * jbn),
                           next_pc));
     }
+    hlu_phase(c, HLU_T_PANEL);
     /* The rest in column slices (the same slices in every variant, so the bits agree), testing
      * the early broadcast in between so that it moves while this rank computes. */
     const int64_t rest = nu - nxt, slice = rest > 4 * HLU_SLICE ? (rest + 3) / 4 : rest;
@@ -439,11 +450,15 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
       early_test(&lq[0]);
       early_test(&lq[1]);
     }
+    hlu_phase(c, HLU_T_UPDATE);
   }
   HLA_CALL(early_wait(c->all, &lq[0]));
   HLA_CALL(early_wait(c->all, &lq[1]));
+  hlu_phase(c, HLU_T_LWAIT);
   /* f. */
-  return hlu_swap_left(c, ipiv);
+  HLA_CALL(hlu_swap_left(c, ipiv));
+  hlu_phase(c, HLU_T_SWAP);
+  return HLA_OK;
 }
 
 /* ---------------------------------------------------------------- checks and entry point */

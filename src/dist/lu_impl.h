@@ -19,6 +19,9 @@
 #include "dist/dist_impl.h"
 #include "hla/ops.h"
 
+/* Phases timed for hla_report, in its order. */
+enum { HLU_T_PANEL, HLU_T_LWAIT, HLU_T_SWAP, HLU_T_U, HLU_T_UPDATE, HLU_T_SOLVE, HLU_NPHASES };
+
 /* A process row or column seen as one or two levels. */
 typedef struct {
   hbsp_env env;     /* the grid's row or column environment (borrowed) */
@@ -48,14 +51,16 @@ typedef struct {
   int groups_row, groups_col; /* groups across a process column / across a process row */
   char why[256];
   /* workspaces, allocated by hlu_workspace */
-  double *lbuf;     /* received L (or U) column panel: header + rows x nb */
-  double *lbuf2;    /* the second L buffer of the early broadcast (factorisation only) */
-  double *ubuf;     /* U row block (or solved right-hand-side block): nb x columns */
-  double *pbuf;     /* panel: pivot row, row exchange, U12, pivot records (HLU_PBUF_WORDS) */
-  int64_t *iwork;   /* composed interchanges: 3 n entries (hlu_perm_pairs) */
-  hla_buf msg;      /* packing for row moves */
-  int64_t info;     /* first zero pivot (global column), -1 if none */
-  double predicted; /* the planner's seconds for what runs (0 without a machine model) */
+  double *lbuf;          /* received L (or U) column panel: header + rows x nb */
+  double *lbuf2;         /* the second L buffer of the early broadcast (factorisation only) */
+  double *ubuf;          /* U row block (or solved right-hand-side block): nb x columns */
+  double *pbuf;          /* panel: pivot row, row exchange, U12, pivot records (HLU_PBUF_WORDS) */
+  int64_t *iwork;        /* composed interchanges: 3 n entries (hlu_perm_pairs) */
+  hla_buf msg;           /* packing for row moves */
+  int64_t info;          /* first zero pivot (global column), -1 if none */
+  double predicted;      /* the planner's seconds for what runs (0 without a machine model) */
+  double t[HLU_NPHASES]; /* seconds per phase (hla_report's t_panel ... t_solve) */
+  double tmark;          /* end of the last phase timed (hlu_phase) */
 } hlu_ctx;
 
 /* Process rows up to which the distributed panel finds each pivot and trades the rows in one
@@ -104,6 +109,13 @@ int hlu_finish(hlu_ctx *ctx, const char *fn, const hla_opts *opts, double t0);
 /* The factorisation proper on a validated matrix (ctx from hlu_setup): A := L\U, ipiv[0..n)
  * replicated, ctx->info the first zero pivot. Collective over HGRID_ALL. */
 int hlu_factor_run(hlu_ctx *ctx, int64_t *ipiv);
+
+/* Charge the time since the last mark to phase ph and mark now. Local. */
+static inline void hlu_phase(hlu_ctx *ctx, int ph) {
+  double t = hbsp_time();
+  ctx->t[ph] += t - ctx->tmark;
+  ctx->tmark = t;
+}
 
 /* Fill opts->report (if any) from ctx; seconds is the wall time of the call. Local. */
 void hlu_report(const hlu_ctx *ctx, const hla_opts *opts, double seconds);

@@ -50,12 +50,19 @@ static int check_all(const char *fn, hmat LU, const int64_t *ipiv, int ipiv_in, 
 
 /* The interchanges, then the two triangles. */
 static int solve_run(hlu_ctx *c, const int64_t *ipiv, hmat B) {
+  c->tmark = hbsp_time();
   int64_t *dst, *src, cnt;
   hlu_perm_pairs(ipiv, 0, c->n, c->n, c->iwork, &dst, &src, &cnt);
   HLA_CALL(hlu_move_rows(c, B, dst, src, cnt, 0, B->nloc));
-  if (B->n <= HLU_FANIN_MAX_NRHS) return hlu_trsolve_fanin(c, B);
-  HLA_CALL(hlu_trsolve(c, B, 'L'));
-  return hlu_trsolve(c, B, 'U');
+  hlu_phase(c, HLU_T_SWAP);
+  if (B->n <= HLU_FANIN_MAX_NRHS) {
+    HLA_CALL(hlu_trsolve_fanin(c, B));
+  } else {
+    HLA_CALL(hlu_trsolve(c, B, 'L'));
+    HLA_CALL(hlu_trsolve(c, B, 'U'));
+  }
+  hlu_phase(c, HLU_T_SOLVE);
+  return HLA_OK;
 }
 
 /* Setup, workspaces for what runs (factor and/or solve), agreed. */

@@ -42,6 +42,36 @@ int hlu_swap_left(hlu_ctx *ctx, const int64_t *ipiv) {
   return HLA_OK;
 }
 
+/* The pairs whose source and target rows are both mine, over my columns [c0, c0 + ncols): the
+ * sources gathered column by column (each column is contiguous; a row walk would touch one cache
+ * line per column), a few columns at a time so that they are still in cache for the scatter. */
+static int local_moves(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, int64_t npairs,
+                       int64_t c0, int64_t ncols) {
+  const int nb = ctx->nb, M = ctx->M, me = ctx->myrow;
+  const int64_t lld = X->lld;
+  enum { JB = 16 };
+  ctx->msg.n = 0;
+  if (hla_buf_reserve(&ctx->msg, (size_t)(npairs * (JB + 2)) * sizeof(double)) != HLA_OK)
+    return HBSP_FAIL(ctx->collv.env, HLA_ERR_NOMEM, "LU row move: out of memory");
+  int64_t *ls = (int64_t *)ctx->msg.p, *ld = ls + npairs, cnt = 0;
+  double *tmp = (double *)(ld + npairs);
+  for (int64_t t = 0; t < npairs; t++) /* local row indices first: no division inside */
+    if (hmat_idx_owner(src[t], nb, M) == me && hmat_idx_owner(dst[t], nb, M) == me)
+      ls[cnt] = hmat_idx_g2l(src[t], nb, M), ld[cnt] = hmat_idx_g2l(dst[t], nb, M), cnt++;
+  for (int64_t j0 = 0; cnt > 0 && j0 < ncols; j0 += JB) {
+    int64_t jn = ncols - j0 < JB ? ncols - j0 : JB;
+    for (int64_t j = 0; j < jn; j++) {
+      const double *cj = X->data + (c0 + j0 + j) * lld;
+      for (int64_t t = 0; t < cnt; t++) tmp[t + j * cnt] = cj[ls[t]];
+    }
+    for (int64_t j = 0; j < jn; j++) {
+      double *cj = X->data + (c0 + j0 + j) * lld;
+      for (int64_t t = 0; t < cnt; t++) cj[ld[t]] = tmp[t + j * cnt];
+    }
+  }
+  return HLA_OK;
+}
+
 int hlu_move_rows(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, int64_t npairs,
                   int64_t c0, int64_t c1) {
   hbsp_env col = ctx->collv.env;
@@ -51,34 +81,13 @@ int hlu_move_rows(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, 
   if (npairs == 0 || ncols == 0) return HLA_OK;
   /* Rows are gathered column by column (each column is contiguous), never row by row with a
    * stride of lld: a row walk touches one cache line per column. */
-  if (M == 1) {
-    /* All rows are mine: gather the sources, then scatter them to their places (local row
-     * indices first: no division in the inner loops). */
-    ctx->msg.n = 0;
-    if (hla_buf_reserve(&ctx->msg, (size_t)(npairs * (16 + 2)) * sizeof(double)) != HLA_OK)
-      return HBSP_FAIL(col, HLA_ERR_NOMEM, "LU row move: out of memory");
-    int64_t *ls = (int64_t *)ctx->msg.p, *ld = ls + npairs;
-    double *tmp = (double *)(ld + npairs);
-    for (int64_t t = 0; t < npairs; t++)
-      ls[t] = hmat_idx_g2l(src[t], nb, M), ld[t] = hmat_idx_g2l(dst[t], nb, M);
-    /* A few columns at a time, so that the gathered rows stay in cache for the scatter. */
-    enum { JB = 16 };
-    for (int64_t j0 = 0; j0 < ncols; j0 += JB) {
-      int64_t jn = ncols - j0 < JB ? ncols - j0 : JB;
-      for (int64_t j = 0; j < jn; j++) {
-        const double *cj = X->data + (c0 + j0 + j) * lld;
-        for (int64_t t = 0; t < npairs; t++) tmp[t + j * npairs] = cj[ls[t]];
-      }
-      for (int64_t j = 0; j < jn; j++) {
-        double *cj = X->data + (c0 + j0 + j) * lld;
-        for (int64_t t = 0; t < npairs; t++) cj[ld[t]] = tmp[t + j * npairs];
-      }
-    }
-    return HLA_OK;
-  }
-  /* One message per destination process row: [count][count target rows][count x ncols values,
-   * column-major], packed after every source row is read, so moves within a rank are safe. */
+  if (M == 1) return local_moves(ctx, X, dst, src, npairs, c0, ncols);
+  /* One message per other process row: [count][count target rows][count x ncols values,
+   * column-major]; then the moves inside my rows, once every row I send is packed (it may be the
+   * target of a local move); the rows that arrive are written after the sync, when every source
+   * here has been read. */
   for (int d = 0; d < M; d++) {
+    if (d == me) continue;
     int64_t cnt = 0;
     for (int64_t t = 0; t < npairs; t++)
       cnt += hmat_idx_owner(src[t], nb, M) == me && hmat_idx_owner(dst[t], nb, M) == d;
@@ -105,6 +114,7 @@ int hlu_move_rows(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, 
         hdr[1 + q2++] = dst[t];
     HLA_CALL(hbsp_send(col, d, NULL, buf, words * sizeof(double)));
   }
+  HLA_CALL(local_moves(ctx, X, dst, src, npairs, c0, ncols));
   HLA_CALL(hbsp_sync(col));
   size_t nmsg;
   HLA_CALL(hbsp_qsize(col, &nmsg, NULL));
