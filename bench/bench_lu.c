@@ -103,6 +103,7 @@ typedef struct {
   int64_t n[16];
   int nn, M, N, nb, reps, gI, gJ;
   char only[128];
+  int bcast; /* hbsp_alg of hla's broadcasts (--bcast), HBSP_AUTO by default */
 } bopts;
 
 typedef struct {
@@ -122,7 +123,8 @@ static int wanted(const bopts *o, const char *impl) {
 }
 
 static int parse(int argc, char **argv, bopts *o, int rank) {
-  *o = (bopts){{4096, 6000, 8192}, 3, 0, 0, 128, 3, 0, 0, ""};
+  *o = (bopts){{4096, 6000, 8192}, 3, 0, 0, 128, 3, 0, 0, "", HBSP_AUTO};
+  static const char *algs[] = {"auto", "native", "flat", "binomial", "pipeline", "sa"};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     int ok = 1;
@@ -149,12 +151,17 @@ static int parse(int argc, char **argv, bopts *o, int rank) {
       ok = (o->reps = atoi(v)) > 0;
     else if (!strcmp(a, "--only"))
       snprintf(o->only, sizeof o->only, "%s", v);
-    else
+    else if (!strcmp(a, "--bcast")) {
+      ok = 0;
+      for (int k = 0; k < 6; k++)
+        if (!strcmp(v, algs[k])) o->bcast = k, ok = 1;
+    } else
       ok = 0;
     if (!ok) {
       if (rank == 0)
         fprintf(stderr, "usage: bench_lu [--n N1,N2,..] [--quick] [--grid MxN] [--nb NB] "
-                        "[--reps R] [--groups IxJ] [--only lapack,scalapack,hla-flat,hla-hier]\n");
+                        "[--reps R] [--groups IxJ] [--only lapack,scalapack,hla-flat,hla-hier]\n"
+                        "                [--bcast auto|native|flat|binomial|pipeline|sa]\n");
       return 1;
     }
     i++;
@@ -388,6 +395,7 @@ int main(int argc, char **argv) {
         break;
       default:
         ho.lu_alg = m == 2 ? HLA_LU_FLAT : HLA_LU_HIER;
+        ho.bcast.alg = (hbsp_alg)o.bcast;
         if (m == 3) ho.groups_row = o.gI, ho.groups_col = o.gJ;
         ok = run_hla(g, n, o.nb, o.reps, &ho, c);
       }
