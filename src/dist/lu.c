@@ -305,15 +305,18 @@ static void pack_l(const hlu_ctx *c, double *lb, const int64_t *ipiv, int64_t j0
   hkern_pack(c->mloc - il0, jb, c->a + il0 + jl0 * c->lld, c->lld, lb + jb + 1);
 }
 
-/* The early broadcast of an L panel along a process row. Up to HLU_FLAT_MAX process columns the
- * root sends to each with MPI_Isend and the others MPI_Irecv: a large message then moves in one
- * piece (shared memory: the receiver copies it itself), so it needs little help from the busy
- * sender; MPI_Ibcast beyond that. */
-#define HLU_FLAT_MAX 8
-#define HLU_TAG_L    (HBSP_TAG_RESERVED + 100)
+/* The early broadcast of an L panel along a process row of at most HLU_EARLY_MAX ranks: the root
+ * sends to each with MPI_Isend and the others MPI_Irecv. Where MPI moves a large message in one
+ * piece (shared memory with single-copy: the receiver copies it itself) it needs little help from
+ * the busy sender. Where it cannot (no single-copy, as in many containers; across a network
+ * without progress threads) the message only moves while both sides are inside MPI, here between
+ * the update's slices: on 16 cores without single-copy that cost 1 x 8 rows 30 % and 1 x 16
+ * (MPI_Ibcast) more against the blocking broadcast (bench/results/device_16core.md), while on 1 x
+ * 2 and 4 x 4 the two were within a few percent. Wider rows therefore broadcast in step. */
+#define HLU_TAG_L (HBSP_TAG_RESERVED + 100)
 
 typedef struct {
-  MPI_Request r[HLU_FLAT_MAX];
+  MPI_Request r[HLU_EARLY_MAX];
   int n;
 } hlu_early;
 
@@ -327,9 +330,7 @@ static int early_post(hbsp_env all, hbsp_env row, hlu_early *q, double *buf, int
   MPI_Comm comm = hbsp_comm(row);
   int N = hbsp_size(row), me = hbsp_rank(row);
   q->n = 0;
-  if (N > HLU_FLAT_MAX) {
-    HBSP_MPI(all, MPI_Ibcast(buf, count, MPI_DOUBLE, root, comm, &q->r[q->n++]));
-  } else if (me != root) {
+  if (me != root) {
     HBSP_MPI(all, MPI_Irecv(buf, count, MPI_DOUBLE, root, HLU_TAG_L, comm, &q->r[q->n++]));
   } else {
     for (int t = 1; t < N; t++) /* staggered, so that no receiver is everyone's first */
@@ -367,7 +368,8 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
    * owners' big update. Two L buffers alternate, each with its requests (lq[k % 2]): a sender
    * only reads its buffer in step k+1, so it waits for its sends just before it packs panel k+2
    * into the same buffer, by when every receiver has long had them. */
-  const int early = c->lookahead && N > 1 && c->rowlv.local == NULL && c->lbuf2 != NULL &&
+  const int early = c->lookahead && N > 1 && N <= HLU_EARLY_MAX && c->rowlv.local == NULL &&
+                    c->lbuf2 != NULL &&
                     (c->howp == NULL || c->howp->alg == HBSP_AUTO || c->howp->alg == HBSP_NATIVE) &&
                     (int64_t)nb + 1 + c->mloc * nb <= INT_MAX;
   hlu_early lq[2] = {{.n = 0}, {.n = 0}};

@@ -63,6 +63,9 @@ typedef struct {
   double tmark;          /* end of the last phase timed (hlu_phase) */
 } hlu_ctx;
 
+/* Process columns up to which the L panels leave early (point to point, lu.c). */
+#define HLU_EARLY_MAX 4
+
 /* Process rows up to which the distributed panel finds each pivot and trades the rows in one
  * allgather of every rank's candidate row (and the diagonal row) instead of a max-with-location
  * and a superstep: half the latencies per column, M (2 jb + 2) words each. */

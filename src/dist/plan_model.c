@@ -66,7 +66,7 @@
  * superstep); U       trsm (jb^2 C flops) on one process row, bcast(col, jb C 8); update  dgemm(R',
  * C, jb), R' = local rows >= j0 + jb. *   Without look-ahead (or N = 1) a step is the sum. With
  * look-ahead and N > 1 the owner of block k + 1 updates that block, factors panel k + 1 and (flat
- * rows, MPI's broadcast) sends its L panel at once (point-to-point up to 8 process columns), so a
+ * rows, MPI's broadcast, up to HLU_EARLY_MAX process columns) sends its L panel at once, so a
  * step costs L (1 - ovl) + swaps + U + max(update of everything, update of block k + 1 + panel k +
  * 1). One process (1 x 1): LAPACK's dgetrf, 2/3 n^3 (1 + getrf_half / n) / getrf_rate. Solve
  * (trsolve.c, lu_solve.c): the permutation superstep and, per block and triangle, a row broadcast
@@ -643,7 +643,7 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
   hp_env row = hp_env_of(x, 0, 1, N), col = hp_env_of(x, 0, N, M);
   int hier = c->alg == HLA_LU_HIER;
   int la = c->lookahead > 0 && N > 1;
-  int early = la && (!hier || row.spans <= 1 || row.per_node <= 1) &&
+  int early = la && N <= HLU_EARLY_MAX && (!hier || row.spans <= 1 || row.per_node <= 1) &&
               (c->bcast_alg == HBSP_AUTO || c->bcast_alg == HBSP_NATIVE);
   double Call = local_from(n, 0, nb, N);
   /* the workspaces: two L buffers and the U buffer */
@@ -713,8 +713,8 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
         cmp += pc;
         cp += pn;
       }
-      /* the early broadcast is point-to-point from the owner up to 8 process columns */
-      double Le = N <= 8 ? hp_bcast(x, row, HBSP_FLAT, Lb) : L;
+      /* the early broadcast is point-to-point from the owner */
+      double Le = hp_bcast(x, row, HBSP_FLAT, Lb);
       step = panel + (early ? (1 - x->ovl) * Le : L) + swap + trsm + Ub + wait +
              fmax(upd, upd_next + pn);
     }
