@@ -40,6 +40,156 @@ int ht_all(MPI_Comm comm, int cond) {
   return all;
 }
 
+int ht_same_text(const char *s) {
+  uint64_t h = 1469598103934665603ull, lo, hi; /* FNV-1a */
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  MPI_Allreduce(&h, &lo, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&h, &hi, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  return lo == hi;
+}
+
+hbsp_env ht_world(void) {
+  hbsp_env w = NULL;
+  CU_ASSERT_EQUAL_FATAL(hbsp_init(MPI_COMM_WORLD, &w), HLA_OK);
+  return w;
+}
+
+CU_pSuite ht_suite(const char *name, const char *names, const CU_TestFunc *fns, size_t n) {
+  CU_pSuite s = CU_add_suite(name, NULL, NULL);
+  const char *p = names;
+  for (size_t k = 0; k < n; k++) {
+    char one[128];
+    size_t len = 0;
+    while (*p == ',' || *p == ' ') p++;
+    while (*p && *p != ',' && *p != ' ') {
+      if (len + 1 < sizeof one) one[len++] = *p;
+      p++;
+    }
+    one[len] = 0;
+    CU_add_test(s, one, fns[k]);
+  }
+  return s;
+}
+
+/* ---------------------------------------------------------------- matrices */
+
+double ht_entry(int64_t i, int64_t j, void *seed) {
+  return ht_rand_entry(*(uint64_t *)seed, i, j);
+}
+
+hmat ht_mat(hgrid g, int64_t m, int64_t n, int mb, int nb, ht_entry_fn f, void *ctx) {
+  hmat A = NULL;
+  CU_ASSERT_EQUAL(hmat_create(g, m, n, mb, nb, &A), HLA_OK);
+  if (A != NULL && f != NULL) hmat_fill(A, f, ctx);
+  return A;
+}
+
+double *ht_gather(hmat A) {
+  int64_t m, n;
+  hmat_size(A, &m, &n);
+  double *G = calloc((size_t)(m * n > 0 ? m * n : 1), sizeof(double));
+  CU_ASSERT_EQUAL(hmat_gather(A, 0, G, m > 1 ? m : 1), HLA_OK);
+  return G;
+}
+
+int ht_local_is(hmat A, ht_entry_fn f, void *ctx) {
+  double *a;
+  int64_t lld, ml, nl;
+  hmat_local(A, &a, &lld, &ml, &nl);
+  int ok = 1;
+  for (int64_t j = 0; j < nl; j++)
+    for (int64_t i = 0; i < ml; i++)
+      ok &= a[i + j * lld] == f(hmat_l2g_row(A, i), hmat_l2g_col(A, j), ctx);
+  return ok;
+}
+
+int64_t ht_ndiff(const double *a, const double *b, int64_t n) {
+  int64_t bad = 0;
+  for (int64_t i = 0; i < n; i++) bad += a[i] != b[i];
+  return bad;
+}
+
+/* ---------------------------------------------------------------- grids */
+
+int tgrid_open(hbsp_env world, int M, int N, tgrid *t) {
+  memset(t, 0, sizeof *t);
+  t->world = world, t->M = M, t->N = N;
+  int r = hbsp_rank(world);
+  int rc = hbsp_split(world, r < M * N ? 0 : HBSP_UNDEFINED, r, &t->sub);
+  if (rc != HLA_OK) return rc;
+  t->member = t->sub != NULL;
+  if (t->member) {
+    rc = hgrid_create(t->sub, M, N, &t->g);
+    t->rank = hbsp_rank(t->sub);
+  }
+  return rc;
+}
+
+/* A grid over all of world (0 x 0: the automatic shape), which the tgrid does not own. */
+static int open_all(hbsp_env world, int M, int N, tgrid *t) {
+  memset(t, 0, sizeof *t);
+  t->world = world, t->M = M, t->N = N, t->member = 1, t->rank = hbsp_rank(world);
+  int rc = hgrid_create(world, M, N, &t->g);
+  if (rc == HLA_OK) hgrid_shape(t->g, &t->M, &t->N, NULL, NULL);
+  return rc;
+}
+
+tgrid tgrid_world(int M, int N) {
+  tgrid t;
+  CU_ASSERT_EQUAL(open_all(ht_world(), M, N, &t), HLA_OK);
+  t.own_world = 1;
+  return t;
+}
+
+void tgrid_close(tgrid *t) {
+  if (t->g) CU_ASSERT_EQUAL(hgrid_free(&t->g), HLA_OK);
+  if (t->sub) CU_ASSERT_EQUAL(hbsp_free(&t->sub), HLA_OK);
+  if (t->own_world) CU_ASSERT_EQUAL(hbsp_free(&t->world), HLA_OK);
+}
+
+int tgrid_shapes(int P, int shapes[][2]) {
+  int cand[][2] = {{1, 1}, {1, P}, {P, 1}, {2, 3}, {3, 2}, {2, 2}, {2, 1}, {1, 2}};
+  int k = 0;
+  for (size_t c = 0; c < sizeof cand / sizeof cand[0]; c++) {
+    int M = cand[c][0], N = cand[c][1], dup = 0;
+    if (M * N > P) continue;
+    for (int q = 0; q < k; q++) dup |= shapes[q][0] == M && shapes[q][1] == N;
+    if (dup) continue;
+    shapes[k][0] = M, shapes[k][1] = N, k++;
+  }
+  return k;
+}
+
+int tgrid_factors(int P, int shapes[][2]) {
+  int k = 0;
+  for (int M = 1; M <= P && k < TGRID_MAXSHAPES; M++)
+    if (P % M == 0) shapes[k][0] = M, shapes[k][1] = P / M, k++;
+  return k;
+}
+
+/* For each shape of list(P): open the grid on one world environment, fn on its members, close. */
+static void each(int (*list)(int, int[][2]), int (*open)(hbsp_env, int, int, tgrid *), tgrid_fn fn,
+                 void *ctx) {
+  hbsp_env w = ht_world();
+  int shapes[TGRID_MAXSHAPES][2], ns = list(hbsp_size(w), shapes);
+  for (int s = 0; s < ns; s++) {
+    tgrid t;
+    CU_ASSERT_EQUAL(open(w, shapes[s][0], shapes[s][1], &t), HLA_OK);
+    t.shape = s, t.nshapes = ns;
+    if (t.member) fn(&t, ctx);
+    tgrid_close(&t);
+  }
+  hbsp_free(&w);
+}
+
+void tgrid_each(tgrid_fn fn, void *ctx) {
+  each(tgrid_shapes, tgrid_open, fn, ctx);
+}
+
+void tgrid_each_world(tgrid_fn fn, void *ctx) {
+  each(tgrid_factors, open_all, fn, ctx);
+}
+
 /* Format this rank's failure records into one string. */
 static char *failure_text(int rank) {
   size_t cap = 1024, n = 0;

@@ -212,18 +212,12 @@ static void check(const tcase *c, int *fails) {
   }
 }
 
-static hbsp_env world(void) {
-  hbsp_env e = NULL;
-  CU_ASSERT_EQUAL_FATAL(hbsp_init(MPI_COMM_WORLD, &e), HLA_OK);
-  return e;
-}
-
 /* Every algorithm x every G dividing P x roots x sizes, for one collective kind on bytes (the
  * reductions on HBSP_INT with SUM; the big size is 70001 bytes, or 9001 per rank for the gathers).
  * Every root for sizes 0, 1 and 1000; the first, middle and last root for the others and for the
  * in-place forms (to keep the run short at P = 8). */
 static void sweep(int kind) {
-  hbsp_env e = world();
+  hbsp_env e = ht_world();
   int P = hbsp_size(e), fails = 0;
   static const size_t sizes[] = {0, 1, 7, 1000, 70001};
   int red = kind == REDUCE || kind == ALLREDUCE, rootless = kind == ALLREDUCE || kind == ALLGATHER;
@@ -271,7 +265,7 @@ static void test_allgather(void) {
 
 /* Every type and operator with every algorithm, one and two levels. */
 static void test_types_ops(void) {
-  hbsp_env e = world();
+  hbsp_env e = ht_world();
   int P = hbsp_size(e), fails = 0;
   static const struct {
     hbsp_type t;
@@ -308,7 +302,7 @@ static void test_types_ops(void) {
 /* Ties: every rank offers the same |value| at different indices; the lowest index must win with
  * its own sign, whatever P, G and the algorithm. */
 static void test_loc_ties(void) {
-  hbsp_env e = world();
+  hbsp_env e = ht_world();
   int P = hbsp_size(e), rank = hbsp_rank(e), bad = 0;
   enum { N = 5 };
   hbsp_dloc in[N], out[N];
@@ -346,7 +340,7 @@ static void test_loc_ties(void) {
 /* Collectives on the rows and columns of an R x C grid, all rows (columns) at the same time,
  * against MPI on communicators split the same way. */
 static void test_subenvs(void) {
-  hbsp_env e = world();
+  hbsp_env e = ht_world();
   int P = hbsp_size(e), rank = hbsp_rank(e), fails = 0;
   int R = P % 2 == 0 && P > 2 ? 2 : 1, C = P / R;
   for (int dim = 0; dim < 2; dim++) {
@@ -372,24 +366,10 @@ static void test_subenvs(void) {
   CU_ASSERT_EQUAL(hbsp_free(&e), HLA_OK);
 }
 
-/* Hash of this rank's error message, to check it is the same text everywhere. */
-static uint64_t msg_hash(hbsp_env e) {
-  uint64_t h = 1469598103934665603ull;
-  for (const char *s = hbsp_errmsg(e); *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return h;
-}
-
-static int same_everywhere(uint64_t h) {
-  uint64_t lo, hi;
-  MPI_Allreduce(&h, &lo, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
-  MPI_Allreduce(&h, &hi, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
-  return lo == hi;
-}
-
 /* Bad arguments: every rank returns HLA_ERR_ARG with the same message, nothing is written, and
  * nobody is left waiting. */
 static void test_errors(void) {
-  hbsp_env e = world();
+  hbsp_env e = ht_world();
   int P = hbsp_size(e), rank = hbsp_rank(e), last = rank == P - 1;
   enum { N = 16 };
   int buf[N], out[8 * N], keep[N];
@@ -431,13 +411,13 @@ static void test_errors(void) {
     if (!ok) fprintf(stderr, "rank %d: %s returned %d\n", rank, r[i].what, r[i].rc);
   }
   /* The last call's message, the same text on every rank. */
-  CU_ASSERT(same_everywhere(msg_hash(e)));
+  CU_ASSERT(ht_same_text(hbsp_errmsg(e)));
   /* G not dividing P (e.g. 3 at P = 4) when such a G exists. */
   for (int G = 2; G < P; G++) {
     if (P % G == 0) continue;
     hbsp_coll how = {HBSP_NATIVE, 0, G};
     CU_ASSERT(ht_all(MPI_COMM_WORLD, hbsp_bcast(e, buf, sizeof buf, 0, &how) == HLA_ERR_ARG));
-    CU_ASSERT(same_everywhere(msg_hash(e)));
+    CU_ASSERT(ht_same_text(hbsp_errmsg(e)));
   }
   /* Nothing was written. */
   int untouched = memcmp(buf, keep, sizeof buf) == 0 && out[0] == out0;
@@ -454,7 +434,7 @@ static void test_errors(void) {
 /* The internal entry points (no agreement): same results; global argument errors still caught
  * alike on every rank without communication. */
 static void test_internal(void) {
-  hbsp_env e = world();
+  hbsp_env e = ht_world();
   int P = hbsp_size(e), rank = hbsp_rank(e), ok = 1;
   hbsp_coll how = {HBSP_PIPELINE, 100, P % 2 == 0 && P > 2 ? P / 2 : 1}; /* 100: not whole int64s */
   int64_t x[300], y[300];
@@ -476,7 +456,7 @@ static void test_internal(void) {
 /* Many group counts on one environment (each cached), then freed: no leak, no hang. And G = P
  * is the base algorithm. */
 static void test_cache(void) {
-  hbsp_env e = world();
+  hbsp_env e = ht_world();
   int P = hbsp_size(e), ok = 1;
   for (int rep = 0; rep < 2; rep++)
     for (int G = 1; G <= P; G++) {
@@ -490,17 +470,7 @@ static void test_cache(void) {
 }
 
 void hla_test_register(void) {
-  CU_pSuite s = CU_add_suite("bsp_coll", NULL, NULL);
-  HT_ADD(s, test_bcast);
-  HT_ADD(s, test_reduce);
-  HT_ADD(s, test_allreduce);
-  HT_ADD(s, test_gather);
-  HT_ADD(s, test_scatter);
-  HT_ADD(s, test_allgather);
-  HT_ADD(s, test_types_ops);
-  HT_ADD(s, test_loc_ties);
-  HT_ADD(s, test_subenvs);
-  HT_ADD(s, test_errors);
-  HT_ADD(s, test_internal);
-  HT_ADD(s, test_cache);
+  HT_SUITE("bsp_coll", test_bcast, test_reduce, test_allreduce, test_gather, test_scatter,
+           test_allgather, test_types_ops, test_loc_ties, test_subenvs, test_errors, test_internal,
+           test_cache);
 }

@@ -6,15 +6,9 @@
 #include <string.h>
 #include "harness.h"
 
-static hbsp_env world(void) {
-  hbsp_env e = NULL;
-  CU_ASSERT_EQUAL(hbsp_init(MPI_COMM_WORLD, &e), HLA_OK);
-  return e;
-}
-
 /* The seed's inner product: sum of 1/i^2 for i = 1..n, cyclic, partial sums exchanged by puts. */
 static void test_inprod_put(void) {
-  hbsp_env e = world();
+  hbsp_env e = ht_world();
   int P = hbsp_size(e), s = hbsp_rank(e);
   const int64_t n = 100000;
   double part = 0;
@@ -40,7 +34,7 @@ static void test_inprod_put(void) {
 
 /* The same with messages: each rank sends its partial sum, tagged by its rank, to everyone. */
 static void test_inprod_send(void) {
-  hbsp_env e = world();
+  hbsp_env e = ht_world();
   int P = hbsp_size(e), s = hbsp_rank(e);
   double part = 0;
   for (int64_t i = s + 1; i <= 100000; i += P) part += 1.0 / ((double)i * (double)i);
@@ -72,7 +66,7 @@ static void test_inprod_send(void) {
 
 /* T1/T2: a put is buffered at call time and not visible before the sync; self-puts work. */
 static void test_put_buffered(void) {
-  hbsp_env e = world();
+  hbsp_env e = ht_world();
   int P = hbsp_size(e), s = hbsp_rank(e);
   int64_t y[2] = {-1, -1}, x = 100 + s;
   hbsp_push_reg(e, y, sizeof y);
@@ -90,7 +84,7 @@ static void test_put_buffered(void) {
 /* T3: the LU row swap: two ranks exchange rows by puts into each other's registered buffer, and a
  * rank swaps two of its own rows. */
 static void test_put_swap(void) {
-  hbsp_env e = world();
+  hbsp_env e = ht_world();
   int P = hbsp_size(e), s = hbsp_rank(e);
   double a[2][4];
   for (int r = 0; r < 2; r++)
@@ -123,7 +117,7 @@ static void test_put_swap(void) {
 
 /* T4/T5: a get returns the value at the end of the superstep, before that superstep's puts land. */
 static void test_get_semantics(void) {
-  hbsp_env e = world();
+  hbsp_env e = ht_world();
   int P = hbsp_size(e), s = hbsp_rank(e);
   int64_t x = 5, z = -1;
   hbsp_push_reg(e, &x, sizeof x);
@@ -148,7 +142,7 @@ static void test_get_semantics(void) {
 /* T7/T8: registration identity is the order, pops come in any order, a pushed area is usable
  * from the next superstep, and a pop takes effect after the superstep's communication. */
 static void test_registration(void) {
-  hbsp_env e = world();
+  hbsp_env e = ht_world();
   int P = hbsp_size(e), s = hbsp_rank(e);
   /* Different addresses per rank, and NULL/0 on odd ranks for the middle one. */
   int64_t *A = calloc(4 + (size_t)s, sizeof *A), *B = calloc(4, sizeof *B),
@@ -195,7 +189,7 @@ static void test_registration(void) {
 
 /* T11: hpput delivers like put when the source is left alone until the sync. */
 static void test_hpput(void) {
-  hbsp_env e = world();
+  hbsp_env e = ht_world();
   int P = hbsp_size(e), s = hbsp_rank(e);
   enum { N = 1000 };
   double *src = malloc(N * sizeof *src), *dst = calloc((size_t)P * N, sizeof *dst);
@@ -218,7 +212,7 @@ static void test_hpput(void) {
 
 /* T15: buffers grow for a large superstep, then small supersteps still work. */
 static void test_growth(void) {
-  hbsp_env e = world();
+  hbsp_env e = ht_world();
   int P = hbsp_size(e), s = hbsp_rank(e);
   size_t n = (size_t)3 << 20; /* 24 MiB of doubles: more than one MPI chunk */
   double *big = malloc(n * sizeof *big), *in = calloc(n, sizeof *in);
@@ -250,7 +244,7 @@ static void test_growth(void) {
 /* T10: messages arrive as a multiset; unread ones are dropped at the next sync; tag size changes
  * apply from the next superstep. */
 static void test_bsmp(void) {
-  hbsp_env e = world();
+  hbsp_env e = ht_world();
   int P = hbsp_size(e), s = hbsp_rank(e);
   size_t ts = 2 * sizeof(int);
   hbsp_set_tagsize(e, &ts);
@@ -319,7 +313,7 @@ static void test_bsmp(void) {
 
 /* Bad arguments: HLA_ERR_ARG with a message, nothing queued, nothing changed. */
 static void test_bad_args(void) {
-  hbsp_env e = world();
+  hbsp_env e = ht_world();
   int P = hbsp_size(e), s = hbsp_rank(e);
   int64_t x[4] = {1, 2, 3, 4}, y = 42, unreg = 0;
   hbsp_push_reg(e, x, sizeof x);
@@ -356,7 +350,7 @@ static void test_bad_args(void) {
 /* A put that fits this rank's registration but not the target's is dropped by the target and
  * reported by the next sync on every rank. */
 static void test_remote_bounds(void) {
-  hbsp_env e = world();
+  hbsp_env e = ht_world();
   int P = hbsp_size(e), s = hbsp_rank(e);
   enum { N = 8192 }; /* 64 KiB: large enough for the separate zero-copy payload path */
   int64_t *x = calloc(N, sizeof *x), *y = malloc(N * sizeof *y);
@@ -381,16 +375,7 @@ static void test_remote_bounds(void) {
 }
 
 void hla_test_register(void) {
-  CU_pSuite s = CU_add_suite("bsp_drma", NULL, NULL);
-  HT_ADD(s, test_inprod_put);
-  HT_ADD(s, test_inprod_send);
-  HT_ADD(s, test_put_buffered);
-  HT_ADD(s, test_put_swap);
-  HT_ADD(s, test_get_semantics);
-  HT_ADD(s, test_registration);
-  HT_ADD(s, test_hpput);
-  HT_ADD(s, test_growth);
-  HT_ADD(s, test_bsmp);
-  HT_ADD(s, test_bad_args);
-  HT_ADD(s, test_remote_bounds);
+  HT_SUITE("bsp_drma", test_inprod_put, test_inprod_send, test_put_buffered, test_put_swap,
+           test_get_semantics, test_registration, test_hpput, test_growth, test_bsmp, test_bad_args,
+           test_remote_bounds);
 }

@@ -17,8 +17,7 @@ static int grid_cols(int P) {
  * At P = 9 this is the seed's example: rows {0,1,2},{3,4,5},{6,7,8}, columns
  * {0,3,6},{1,4,7},{2,5,8}. */
 static void test_split_rows_cols(void) {
-  hbsp_env w, row, col;
-  hbsp_init(MPI_COMM_WORLD, &w);
+  hbsp_env w = ht_world(), row, col;
   int P = hbsp_size(w), s = hbsp_rank(w), C = grid_cols(P), R = P / C;
   CU_ASSERT_EQUAL(hbsp_split(w, s / C, s % C, &row), HLA_OK);
   CU_ASSERT_EQUAL(hbsp_split(w, s % C, s / C, &col), HLA_OK);
@@ -62,8 +61,7 @@ static void test_split_rows_cols(void) {
 /* A put issued in a child is not completed by a parent sync, only by the child's; and a put in
  * the parent is not completed by the child's sync. */
 static void test_sync_scoping(void) {
-  hbsp_env w, half;
-  hbsp_init(MPI_COMM_WORLD, &w);
+  hbsp_env w = ht_world(), half;
   int P = hbsp_size(w), s = hbsp_rank(w);
   hbsp_split(w, s < (P + 1) / 2 ? 0 : 1, s, &half);
   int64_t a = -1, b = -1, v = 10 + s;
@@ -92,8 +90,7 @@ static void test_sync_scoping(void) {
 
 /* Disjoint children sync independently: child i syncs i+1 times, concurrently. */
 static void test_concurrent_subsets(void) {
-  hbsp_env w, grp;
-  hbsp_init(MPI_COMM_WORLD, &w);
+  hbsp_env w = ht_world(), grp;
   int P = hbsp_size(w), s = hbsp_rank(w), G = P >= 3 ? 3 : P;
   int color = s % G;
   hbsp_split(w, color, s, &grp);
@@ -114,8 +111,7 @@ static void test_concurrent_subsets(void) {
 
 /* A reordered twin has its own registrations, queues and syncs. */
 static void test_reorder_twin(void) {
-  hbsp_env w, t;
-  hbsp_init(MPI_COMM_WORLD, &w);
+  hbsp_env w = ht_world(), t;
   int P = hbsp_size(w), s = hbsp_rank(w);
   hbsp_reorder(w, P - s, &t); /* reversed */
   int64_t x = -1, y = -1, v = s;
@@ -140,8 +136,7 @@ static void test_reorder_twin(void) {
 /* HLA_VIRTUAL_NODES=k cuts the ranks into k consecutive nodes whose sizes differ by at most one;
  * without it, a node is a shared-memory domain (this whole machine). */
 static void test_node(void) {
-  hbsp_env w, node;
-  hbsp_init(MPI_COMM_WORLD, &w);
+  hbsp_env w = ht_world(), node;
   int P = hbsp_size(w), s = hbsp_rank(w);
   unsetenv("HLA_VIRTUAL_NODES");
   CU_ASSERT_EQUAL(hbsp_node(w, &node), HLA_OK);
@@ -169,8 +164,7 @@ static void test_node(void) {
 
 /* Ranks that disagree get HLA_ERR_STATE on every rank, with the same message, and no hang. */
 static void test_consistency_errors(void) {
-  hbsp_env w;
-  hbsp_init(MPI_COMM_WORLD, &w);
+  hbsp_env w = ht_world();
   int P = hbsp_size(w), s = hbsp_rank(w);
   if (P == 1) {
     hbsp_free(&w);
@@ -230,12 +224,6 @@ static void test_env_bad_args(void) {
 }
 
 void hla_test_register(void) {
-  CU_pSuite s = CU_add_suite("bsp_env", NULL, NULL);
-  HT_ADD(s, test_split_rows_cols);
-  HT_ADD(s, test_sync_scoping);
-  HT_ADD(s, test_concurrent_subsets);
-  HT_ADD(s, test_reorder_twin);
-  HT_ADD(s, test_node);
-  HT_ADD(s, test_consistency_errors);
-  HT_ADD(s, test_env_bad_args);
+  HT_SUITE("bsp_env", test_split_rows_cols, test_sync_scoping, test_concurrent_subsets,
+           test_reorder_twin, test_node, test_consistency_errors, test_env_bad_args);
 }

@@ -143,10 +143,6 @@ static void test_probe_smoke(void) {
 }
 
 void hla_test_register(void) {
-  CU_pSuite s = CU_add_suite("bsp_probe", NULL, NULL);
-  HT_ADD(s, test_ols_exact);
-  HT_ADD(s, test_ols_short_ranges);
-  HT_ADD(s, test_ols_noisy);
-  HT_ADD(s, test_ols_errors);
-  HT_ADD(s, test_probe_smoke);
+  HT_SUITE("bsp_probe", test_ols_exact, test_ols_short_ranges, test_ols_noisy, test_ols_errors,
+           test_probe_smoke);
 }

@@ -390,9 +390,5 @@ static void test_bad_path(void) {
 }
 
 void hla_test_register(void) {
-  CU_pSuite s = CU_add_suite("bsp_prof", NULL, NULL);
-  HT_ADD(s, test_off);
-  HT_ADD(s, test_counts);
-  HT_ADD(s, test_env_variable);
-  HT_ADD(s, test_bad_path);
+  HT_SUITE("bsp_prof", test_off, test_counts, test_env_variable, test_bad_path);
 }

@@ -62,8 +62,7 @@ static void check_grid(hbsp_env w, int M, int N) {
 }
 
 static void test_every_shape(void) {
-  hbsp_env w;
-  hbsp_init(MPI_COMM_WORLD, &w);
+  hbsp_env w = ht_world();
   int P = hbsp_size(w);
   for (int M = 1; M <= P; M++)
     if (P % M == 0) check_grid(w, M, P / M);
@@ -71,8 +70,7 @@ static void test_every_shape(void) {
 }
 
 static void test_auto_shape(void) {
-  hbsp_env w;
-  hbsp_init(MPI_COMM_WORLD, &w);
+  hbsp_env w = ht_world();
   int P = hbsp_size(w);
   hgrid g;
   CU_ASSERT_EQUAL(hgrid_create(w, 0, 0, &g), HLA_OK);
@@ -86,35 +84,24 @@ static void test_auto_shape(void) {
   hbsp_free(&w);
 }
 
-/* The error message must be the same text on every rank. */
-static int same_text(const char *s) {
-  unsigned long h = 5381;
-  for (; *s; s++) h = h * 33 + (unsigned char)*s;
-  unsigned long mx = h, mn = h;
-  MPI_Allreduce(MPI_IN_PLACE, &mx, 1, MPI_UNSIGNED_LONG, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Allreduce(MPI_IN_PLACE, &mn, 1, MPI_UNSIGNED_LONG, MPI_MIN, MPI_COMM_WORLD);
-  return mx == mn;
-}
-
 static void test_bad_shapes(void) {
-  hbsp_env w;
-  hbsp_init(MPI_COMM_WORLD, &w);
+  hbsp_env w = ht_world();
   int P = hbsp_size(w), s = hbsp_rank(w);
   hgrid g = (hgrid)&w; /* must stay untouched on error */
   const int bad[][2] = {{P + 1, 1}, {1, P + 1}, {-1, -P}, {-P, -1}, {0, P}, {P, 0}, {2 * P, 2}};
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
     CU_ASSERT_EQUAL(hgrid_create(w, bad[k][0], bad[k][1], &g), HLA_ERR_ARG);
-    CU_ASSERT(same_text(hbsp_errmsg(w)));
+    CU_ASSERT(ht_same_text(hbsp_errmsg(w)));
   }
   CU_ASSERT(g == (hgrid)&w);
   /* Shapes that differ between ranks. */
   if (P > 1) {
     CU_ASSERT_EQUAL(hgrid_create(w, s == 0 ? 1 : P, s == 0 ? P : 1, &g), HLA_ERR_ARG);
-    CU_ASSERT(same_text(hbsp_errmsg(w)));
+    CU_ASSERT(ht_same_text(hbsp_errmsg(w)));
   }
   /* A NULL out-pointer on one rank fails everywhere. */
   CU_ASSERT_EQUAL(hgrid_create(w, 1, P, s == P - 1 ? NULL : &g), HLA_ERR_ARG);
-  CU_ASSERT(same_text(hbsp_errmsg(w)));
+  CU_ASSERT(ht_same_text(hbsp_errmsg(w)));
   CU_ASSERT(g == (hgrid)&w);
   CU_ASSERT_EQUAL(hgrid_create(NULL, 1, P, &g), HLA_ERR_ARG);
   CU_ASSERT_EQUAL(hgrid_free(NULL), HLA_ERR_ARG);
@@ -130,8 +117,7 @@ static void test_bad_shapes(void) {
 
 /* The node level, with virtual nodes and without. */
 static void test_nodes(void) {
-  hbsp_env w;
-  hbsp_init(MPI_COMM_WORLD, &w);
+  hbsp_env w = ht_world();
   int P = hbsp_size(w), s = hbsp_rank(w);
   for (int k = 1; k <= 3; k++) {
     char val[8];
@@ -178,8 +164,7 @@ static void test_nodes(void) {
 
 /* A grid refuses to be freed while a matrix lives on it; grids over sub-environments. */
 static void test_lifetime_and_subsets(void) {
-  hbsp_env w, half;
-  hbsp_init(MPI_COMM_WORLD, &w);
+  hbsp_env w = ht_world(), half;
   int P = hbsp_size(w), s = hbsp_rank(w);
   hgrid g;
   hmat A;
@@ -187,7 +172,7 @@ static void test_lifetime_and_subsets(void) {
   CU_ASSERT_EQUAL(hmat_create(g, 5, 5, 2, 2, &A), HLA_OK);
   CU_ASSERT_EQUAL(hgrid_free(&g), HLA_ERR_STATE);
   CU_ASSERT(g != NULL);
-  CU_ASSERT(same_text(hgrid_errmsg(g)));
+  CU_ASSERT(ht_same_text(hgrid_errmsg(g)));
   hmat_free(&A);
   CU_ASSERT_EQUAL(hgrid_free(&g), HLA_OK);
 
@@ -209,10 +194,6 @@ static void test_lifetime_and_subsets(void) {
 }
 
 void hla_test_register(void) {
-  CU_pSuite s = CU_add_suite("dist_grid", NULL, NULL);
-  HT_ADD(s, test_every_shape);
-  HT_ADD(s, test_auto_shape);
-  HT_ADD(s, test_bad_shapes);
-  HT_ADD(s, test_nodes);
-  HT_ADD(s, test_lifetime_and_subsets);
+  HT_SUITE("dist_grid", test_every_shape, test_auto_shape, test_bad_shapes, test_nodes,
+           test_lifetime_and_subsets);
 }

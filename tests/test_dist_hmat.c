@@ -19,16 +19,6 @@ static const shape shapes[] = {{0, 0, 2, 2},   {0, 5, 2, 3},  {4, 0, 3, 2},    {
                                {70, 3, 64, 2}, {9, 11, 5, 0}};
 #define NSHAPES (sizeof shapes / sizeof shapes[0])
 
-static double entry(int64_t i, int64_t j, void *ctx) {
-  return ht_rand_entry(*(uint64_t *)ctx, i, j);
-}
-
-static hbsp_env world(void) {
-  hbsp_env w;
-  hbsp_init(MPI_COMM_WORLD, &w);
-  return w;
-}
-
 /* The pure index maps, against a brute-force enumeration of the cyclic deal. */
 static void test_index_maps(void) {
   const int64_t ns[] = {0, 1, 5, 16, 17, 100};
@@ -53,6 +43,23 @@ static void test_index_maps(void) {
         ok &= total == n;
         CU_ASSERT(ok);
       }
+}
+
+/* Gathers A on root into G (ldg > m rows; NULL on the other ranks): the random matrix of seed,
+ * and the rows below it untouched. */
+static void check_gather(hmat A, int root, double *G, int64_t ldg, uint64_t seed) {
+  int64_t m, n;
+  hmat_size(A, &m, &n);
+  if (G)
+    for (int64_t k = 0; k < ldg * n; k++) G[k] = -7.0;
+  CU_ASSERT_EQUAL(hmat_gather(A, root, G, ldg), HLA_OK);
+  if (G) {
+    int ok = 1;
+    for (int64_t j = 0; j < n; j++)
+      for (int64_t i = 0; i < ldg; i++)
+        ok &= G[i + j * ldg] == (i < m ? ht_rand_entry(seed, i, j) : -7.0);
+    CU_ASSERT(ok);
+  }
 }
 
 /* Local sizes, index maps and owners of one matrix, fill + gather = the global function. */
@@ -107,50 +114,24 @@ static void check_layout(hgrid g, const shape *s) {
 
   /* fill by global indices; gather on the last rank equals the function */
   uint64_t seed = 42;
-  CU_ASSERT_EQUAL(hmat_fill(A, entry, &seed), HLA_OK);
+  CU_ASSERT_EQUAL(hmat_fill(A, ht_entry, &seed), HLA_OK);
   int root = P - 1;
   int64_t ldg = m + 3;
   double *G = me == root ? malloc((size_t)(ldg * (n > 0 ? n : 1)) * sizeof(double)) : NULL;
-  if (G)
-    for (int64_t k = 0; k < ldg * n; k++) G[k] = -7.0;
-  CU_ASSERT_EQUAL(hmat_gather(A, root, G, ldg), HLA_OK);
-  if (G) {
-    ok = 1;
-    for (int64_t j = 0; j < n; j++)
-      for (int64_t i = 0; i < ldg; i++)
-        ok &= G[i + j * ldg] == (i < m ? ht_rand_entry(seed, i, j) : -7.0);
-    CU_ASSERT(ok);
-  }
+  check_gather(A, root, G, ldg, seed);
 
-  /* scatter a different matrix from rank 0 (leading dimension m) and gather it back exactly */
-  double *H = NULL;
+  /* scatter a different matrix from rank 0 (leading dimension m) and gather it back exactly; every
+   * rank builds it, for the norms below */
+  seed = 7;
   int64_t ldh = m > 1 ? m : 1;
-  if (me == 0) {
-    H = malloc((size_t)(ldh * (n > 0 ? n : 1)) * sizeof(double));
-    for (int64_t j = 0; j < n; j++)
-      for (int64_t i = 0; i < m; i++) H[i + j * ldh] = ht_rand_entry(7, i, j);
-  }
-  CU_ASSERT_EQUAL(hmat_scatter(A, 0, H, ldh), HLA_OK);
-  ok = 1;
-  for (int64_t jl = 0; jl < nloc; jl++)
-    for (int64_t il = 0; il < mloc; il++)
-      ok &= a[il + jl * lld] == ht_rand_entry(7, hmat_l2g_row(A, il), hmat_l2g_col(A, jl));
-  CU_ASSERT(ok);
-  if (G)
-    for (int64_t k = 0; k < ldg * n; k++) G[k] = -7.0;
-  CU_ASSERT_EQUAL(hmat_gather(A, root, G, ldg), HLA_OK);
-  if (G) {
-    ok = 1;
-    for (int64_t j = 0; j < n; j++)
-      for (int64_t i = 0; i < ldg; i++)
-        ok &= G[i + j * ldg] == (i < m ? ht_rand_entry(7, i, j) : -7.0);
-    CU_ASSERT(ok);
-  }
-
-  /* norms on every rank against LAPACKE on the global matrix (every rank builds it) */
   double *R = malloc((size_t)(ldh * (n > 0 ? n : 1)) * sizeof(double));
   for (int64_t j = 0; j < n; j++)
-    for (int64_t i = 0; i < m; i++) R[i + j * ldh] = ht_rand_entry(7, i, j);
+    for (int64_t i = 0; i < m; i++) R[i + j * ldh] = ht_rand_entry(seed, i, j);
+  CU_ASSERT_EQUAL(hmat_scatter(A, 0, me == 0 ? R : NULL, ldh), HLA_OK);
+  CU_ASSERT(ht_local_is(A, ht_entry, &seed));
+  check_gather(A, root, G, ldg, seed);
+
+  /* norms on every rank against LAPACKE on the global matrix */
   const char norms[] = {'1', 'O', 'I', 'F', 'E', 'M', 'm', 'f'};
   for (size_t k = 0; k < sizeof norms; k++) {
     double v = -1.0, ref = 0.0;
@@ -182,21 +163,17 @@ static void check_layout(hgrid g, const shape *s) {
   hmat_free(&B);
   CU_ASSERT(B == NULL);
 
-  free(G), free(H), free(R);
+  free(G), free(R);
   hmat_free(&A);
 }
 
+/* Every matrix shape on one grid. */
+static void layouts_on(const tgrid *t, void *ctx) {
+  for (size_t k = 0; k < NSHAPES; k++) check_layout(t->g, &shapes[k]);
+}
+
 static void test_layouts_every_grid(void) {
-  hbsp_env w = world();
-  int P = hbsp_size(w);
-  for (int M = 1; M <= P; M++) {
-    if (P % M) continue;
-    hgrid g;
-    CU_ASSERT_EQUAL(hgrid_create(w, M, P / M, &g), HLA_OK);
-    for (size_t t = 0; t < NSHAPES; t++) check_layout(g, &shapes[t]);
-    hgrid_free(&g);
-  }
-  hbsp_free(&w);
+  tgrid_each_world(layouts_on, NULL);
 }
 
 static double big(int64_t i, int64_t j, void *ctx) {
@@ -211,12 +188,9 @@ static double nan_at(int64_t i, int64_t j, void *ctx) {
 
 /* Frobenius without overflow or underflow; NaN reaches every rank. */
 static void test_norm_extremes(void) {
-  hbsp_env w = world();
-  hgrid g;
-  hgrid_create(w, 0, 0, &g);
-  hmat A;
+  tgrid t = tgrid_world(0, 0);
   int64_t m = 13, n = 11;
-  hmat_create(g, m, n, 2, 3, &A);
+  hmat A = ht_mat(t.g, m, n, 2, 3, NULL, NULL);
   double v = 0.0;
   hmat_fill(A, big, NULL);
   CU_ASSERT_EQUAL(hmat_norm(A, 'F', &v), HLA_OK);
@@ -234,35 +208,24 @@ static void test_norm_extremes(void) {
     CU_ASSERT(isnan(v));
   }
   hmat_free(&A);
-  hgrid_free(&g);
-  hbsp_free(&w);
-}
-
-static int same_text(const char *s) {
-  unsigned long h = 5381;
-  for (; *s; s++) h = h * 33 + (unsigned char)*s;
-  unsigned long mx = h, mn = h;
-  MPI_Allreduce(MPI_IN_PLACE, &mx, 1, MPI_UNSIGNED_LONG, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Allreduce(MPI_IN_PLACE, &mn, 1, MPI_UNSIGNED_LONG, MPI_MIN, MPI_COMM_WORLD);
-  return mx == mn;
+  tgrid_close(&t);
 }
 
 static void test_bad_input(void) {
-  hbsp_env w = world();
-  int P = hbsp_size(w), me = hbsp_rank(w);
-  hgrid g;
-  hgrid_create(w, 0, 0, &g);
-  hmat A = (hmat)&w; /* untouched on error */
+  tgrid t = tgrid_world(0, 0);
+  int P = ht_size(), me = ht_rank();
+  hgrid g = t.g;
+  hmat A = (hmat)&t; /* untouched on error */
   CU_ASSERT_EQUAL(hmat_create(g, -1, 5, 2, 2, &A), HLA_ERR_ARG);
-  CU_ASSERT(same_text(hgrid_errmsg(g)));
+  CU_ASSERT(ht_same_text(hgrid_errmsg(g)));
   CU_ASSERT_EQUAL(hmat_create(g, 5, -1, 2, 2, &A), HLA_ERR_ARG);
   CU_ASSERT_EQUAL(hmat_create(g, 5, 5, -2, 2, &A), HLA_ERR_ARG);
   CU_ASSERT_EQUAL(hmat_create(g, 5, 5, 2, -1, &A), HLA_ERR_ARG);
   CU_ASSERT_EQUAL(hmat_create(g, 5 + (me == P - 1), 5, 2, 2, &A), P > 1 ? HLA_ERR_ARG : HLA_OK);
-  if (P == 1) hmat_free(&A), A = (hmat)&w;
-  CU_ASSERT(same_text(hgrid_errmsg(g)));
+  if (P == 1) hmat_free(&A), A = (hmat)&t;
+  CU_ASSERT(ht_same_text(hgrid_errmsg(g)));
   CU_ASSERT_EQUAL(hmat_create(g, 5, 5, 2, 2, me == 0 ? NULL : &A), HLA_ERR_ARG);
-  CU_ASSERT(A == (hmat)&w);
+  CU_ASSERT(A == (hmat)&t);
   CU_ASSERT_EQUAL(hmat_create(NULL, 5, 5, 2, 2, &A), HLA_ERR_ARG);
 
   CU_ASSERT_EQUAL(hmat_create(g, 6, 5, 2, 2, &A), HLA_OK);
@@ -271,7 +234,7 @@ static void test_bad_input(void) {
   CU_ASSERT_EQUAL(hmat_scatter(A, -1, Groot, 6), HLA_ERR_ARG);
   CU_ASSERT_EQUAL(hmat_scatter(A, 0, NULL, 6), HLA_ERR_ARG);  /* NULL G on the root */
   CU_ASSERT_EQUAL(hmat_scatter(A, 0, Groot, 5), HLA_ERR_ARG); /* ldg < m on the root */
-  CU_ASSERT(same_text(hgrid_errmsg(g)));
+  CU_ASSERT(ht_same_text(hgrid_errmsg(g)));
   CU_ASSERT_EQUAL(hmat_gather(A, 0, NULL, 6), HLA_ERR_ARG);
   CU_ASSERT_EQUAL(hmat_gather(A, 0, G, 0), HLA_ERR_ARG);
   if (P > 1) CU_ASSERT_EQUAL(hmat_gather(A, me, G, 6), HLA_ERR_ARG); /* root differs */
@@ -289,7 +252,7 @@ static void test_bad_input(void) {
   CU_ASSERT_EQUAL(v, 5.0);
   CU_ASSERT_EQUAL(hmat_norm(NULL, 'F', &v), HLA_ERR_ARG);
   CU_ASSERT_EQUAL(hmat_fill(A, NULL, NULL), HLA_ERR_ARG);
-  CU_ASSERT_EQUAL(hmat_fill(NULL, entry, NULL), HLA_ERR_ARG);
+  CU_ASSERT_EQUAL(hmat_fill(NULL, ht_entry, NULL), HLA_ERR_ARG);
   CU_ASSERT_EQUAL(hmat_local(NULL, NULL, NULL, NULL, NULL), HLA_ERR_ARG);
   CU_ASSERT_EQUAL(hmat_scatter(NULL, 0, G, 6), HLA_ERR_ARG);
   CU_ASSERT_EQUAL(hmat_dup(NULL, &A), HLA_ERR_ARG);
@@ -298,18 +261,14 @@ static void test_bad_input(void) {
   CU_ASSERT_EQUAL(hmat_free(NULL), HLA_OK);
   /* the grid still works after all that */
   uint64_t seed = 3;
-  hmat_fill(A, entry, &seed);
+  hmat_fill(A, ht_entry, &seed);
   CU_ASSERT_EQUAL(hmat_gather(A, 0, Groot, 6), HLA_OK);
   if (me == 0) CU_ASSERT_EQUAL(G[4 + 3 * 6], ht_rand_entry(3, 4, 3));
   hmat_free(&A);
-  CU_ASSERT_EQUAL(hgrid_free(&g), HLA_OK);
-  hbsp_free(&w);
+  tgrid_close(&t); /* asserts that the grid frees */
 }
 
 void hla_test_register(void) {
-  CU_pSuite s = CU_add_suite("dist_hmat", NULL, NULL);
-  HT_ADD(s, test_index_maps);
-  HT_ADD(s, test_layouts_every_grid);
-  HT_ADD(s, test_norm_extremes);
-  HT_ADD(s, test_bad_input);
+  HT_SUITE("dist_hmat", test_index_maps, test_layouts_every_grid, test_norm_extremes,
+           test_bad_input);
 }

@@ -304,16 +304,7 @@ static void test_pack_large(void) {
 }
 
 void hla_test_register(void) {
-  CU_pSuite s = CU_add_suite("kernels", NULL, NULL);
-  HT_ADD(s, test_thread_policy);
-  HT_ADD(s, test_dgemm);
-  HT_ADD(s, test_dtrsm_ger_gemv);
-  HT_ADD(s, test_idamax);
-  HT_ADD(s, test_lu_random);
-  HT_ADD(s, test_lu_ties);
-  HT_ADD(s, test_lu_singular);
-  HT_ADD(s, test_dlaswp);
-  HT_ADD(s, test_dlange);
-  HT_ADD(s, test_copies);
-  HT_ADD(s, test_pack_large);
+  HT_SUITE("kernels", test_thread_policy, test_dgemm, test_dtrsm_ger_gemv, test_idamax,
+           test_lu_random, test_lu_ties, test_lu_singular, test_dlaswp, test_dlange, test_copies,
+           test_pack_large);
 }

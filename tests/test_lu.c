@@ -24,357 +24,290 @@ static void variant(int v, hla_opts *o) {
   }
 }
 
-static void test_thesis_matrix(void) {
-  hbsp_env w;
-  CU_ASSERT_EQUAL_FATAL(hbsp_init(MPI_COMM_WORLD, &w), HLA_OK);
-  int shapes[8][2], ns = tgrid_shapes(ht_size(), shapes), v = 0;
-  for (int s = 0; s < ns; s++) {
-    tgrid t;
-    CU_ASSERT_EQUAL(tgrid_open(w, shapes[s][0], shapes[s][1], &t), HLA_OK);
-    int64_t sizes[] = {13, 5, 1};
-    for (int q = 0; t.member && q < 3; q++) {
-      int64_t n = sizes[q];
-      int nbs[] = {1, 2, 3, 8, (int)n};
-      for (int b = 0; b < 5; b++, v++) {
-        hmat A;
-        hla_opts o;
-        variant(v, &o);
-        int64_t ipiv[13];
-        CU_ASSERT_EQUAL(hmat_create(t.g, n, n, nbs[b], nbs[b], &A), HLA_OK);
-        hmat_fill(A, thesis_entry, &n);
-        CU_ASSERT_EQUAL(hlu_factor(A, ipiv, &o), HLA_OK);
-        double *a;
-        int64_t lld, ml, nl, bad = 0;
-        hmat_local(A, &a, &lld, &ml, &nl);
-        for (int64_t j = 0; j < nl; j++)
-          for (int64_t i = 0; i < ml; i++)
-            bad += a[i + j * lld] != (hmat_l2g_row(A, i) > hmat_l2g_col(A, j) ? 0.5 : 1.0);
-        CU_ASSERT_EQUAL(bad, 0);
-        for (int64_t k = 0; k < n; k++) CU_ASSERT_EQUAL(ipiv[k], k + 1 < n ? k + 1 : k);
-        hmat_free(&A);
-      }
+/* A fresh n x n matrix of f(i, j, ctx) on t's grid with nb x nb blocks, factored with variant v. */
+static hmat factor_variant(const tgrid *t, int64_t n, int nb, int v, ht_entry_fn f, void *ctx,
+                           int64_t *ipiv) {
+  hla_opts o;
+  variant(v, &o);
+  hmat A = ht_mat(t->g, n, n, nb, nb, f, ctx);
+  CU_ASSERT_EQUAL(hlu_factor(A, ipiv, &o), HLA_OK);
+  return A;
+}
+
+/* The seeds' matrix: exactly its factors and pivots, every block size, the variants in turn (*v
+ * counts on from grid to grid). */
+static void thesis_on(const tgrid *t, void *v) {
+  int *var = v;
+  int64_t sizes[] = {13, 5, 1};
+  for (int q = 0; q < 3; q++) {
+    int64_t n = sizes[q], ipiv[13];
+    int nbs[] = {1, 2, 3, 8, (int)n};
+    for (int b = 0; b < 5; b++) {
+      hmat A = factor_variant(t, n, nbs[b], (*var)++, thesis_entry, &n, ipiv);
+      CU_ASSERT(ht_local_is(A, thesis_factors, NULL));
+      for (int64_t k = 0; k < n; k++) CU_ASSERT_EQUAL(ipiv[k], k + 1 < n ? k + 1 : k);
+      hmat_free(&A);
     }
-    tgrid_close(&t);
   }
-  hbsp_free(&w);
+}
+
+static void test_thesis_matrix(void) {
+  int v = 0;
+  tgrid_each(thesis_on, &v);
+}
+
+/* The exact generator: its factors and pivots, every block size, the variants in turn. */
+static void exact_on(const tgrid *t, void *v) {
+  int *var = v;
+  int64_t sizes[] = {22, 6};
+  for (int q = 0; q < 2; q++) {
+    int64_t n = sizes[q], ipiv[22];
+    exact_t e;
+    exact_make(&e, n, 1000 + (uint64_t)(t->shape * 10 + q), -1);
+    int nbs[] = {1, 2, 3, 8, (int)n};
+    for (int b = 0; b < 5; b++) {
+      hmat A = factor_variant(t, n, nbs[b], (*var)++, global_entry, &e, ipiv);
+      CU_ASSERT(ht_local_is(A, factors_entry, &e));
+      CU_ASSERT_EQUAL(memcmp(ipiv, e.ipiv, (size_t)n * sizeof *ipiv), 0);
+      hmat_free(&A);
+    }
+    exact_free(&e);
+  }
 }
 
 static void test_exact_generator(void) {
-  hbsp_env w;
-  CU_ASSERT_EQUAL_FATAL(hbsp_init(MPI_COMM_WORLD, &w), HLA_OK);
-  int shapes[8][2], ns = tgrid_shapes(ht_size(), shapes), v = 0;
-  for (int s = 0; s < ns; s++) {
-    tgrid t;
-    CU_ASSERT_EQUAL(tgrid_open(w, shapes[s][0], shapes[s][1], &t), HLA_OK);
-    int64_t sizes[] = {22, 6};
-    for (int q = 0; t.member && q < 2; q++) {
-      int64_t n = sizes[q];
-      exact_t e;
-      exact_make(&e, n, 1000 + (uint64_t)(s * 10 + q), -1);
-      int nbs[] = {1, 2, 3, 8, (int)n};
-      for (int b = 0; b < 5; b++, v++) {
-        hmat A;
-        hla_opts o;
-        variant(v, &o);
-        int64_t ipiv[22];
-        CU_ASSERT_EQUAL(hmat_create(t.g, n, n, nbs[b], nbs[b], &A), HLA_OK);
-        hmat_fill(A, global_entry, &e);
-        CU_ASSERT_EQUAL(hlu_factor(A, ipiv, &o), HLA_OK);
-        CU_ASSERT(local_equals(A, e.LU, n));
-        CU_ASSERT_EQUAL(memcmp(ipiv, e.ipiv, (size_t)n * sizeof *ipiv), 0);
-        hmat_free(&A);
-      }
-      exact_free(&e);
-    }
-    tgrid_close(&t);
-  }
-  hbsp_free(&w);
+  int v = 0;
+  tgrid_each(exact_on, &v);
 }
 
 /* Random matrices: LAPACK's pivots, a small factor residual, on every grid, both panels. */
-static void test_random_vs_lapack(void) {
-  hbsp_env w;
-  CU_ASSERT_EQUAL_FATAL(hbsp_init(MPI_COMM_WORLD, &w), HLA_OK);
-  int shapes[8][2], ns = tgrid_shapes(ht_size(), shapes);
-  for (int s = 0; s < ns; s++) {
-    tgrid t;
-    CU_ASSERT_EQUAL(tgrid_open(w, shapes[s][0], shapes[s][1], &t), HLA_OK);
-    const int64_t n = 45;
-    int nbs[] = {4, 7, 16};
-    for (int b = 0; t.member && b < 3; b++) {
-      uint64_t seed = 77 + (uint64_t)b;
-      hmat A;
-      hla_opts o = HLA_OPTS_INIT;
-      o.panel = b == 1 ? HLA_PANEL_COLUMNS : HLA_PANEL_AUTO;
-      int64_t ipiv[45], ref[45];
-      CU_ASSERT_EQUAL(hmat_create(t.g, n, n, nbs[b], nbs[b], &A), HLA_OK);
-      hmat_fill(A, rand_entry, &seed);
-      double *A0 = gather_all(A);
-      CU_ASSERT_EQUAL(hlu_factor(A, ipiv, &o), HLA_OK);
-      double *F = gather_all(A);
-      if (t.rank == 0) {
-        lapack_pivots(n, A0, ref);
-        CU_ASSERT_EQUAL(memcmp(ipiv, ref, sizeof ref), 0);
-        double r = factor_residual(n, A0, F, ipiv);
-        CU_ASSERT(r < 1.0);
-        if (!(r < 1.0)) printf("factor residual %g on %d x %d, nb %d\n", r, t.M, t.N, nbs[b]);
-      }
-      free(A0);
-      free(F);
-      hmat_free(&A);
+static void random_vs_lapack_on(const tgrid *t, void *ctx) {
+  const int64_t n = 45;
+  int nbs[] = {4, 7, 16};
+  for (int b = 0; b < 3; b++) {
+    uint64_t seed = 77 + (uint64_t)b;
+    hla_opts o = HLA_OPTS_INIT;
+    o.panel = b == 1 ? HLA_PANEL_COLUMNS : HLA_PANEL_AUTO;
+    int64_t ipiv[45], ref[45];
+    hmat A = ht_mat(t->g, n, n, nbs[b], nbs[b], ht_entry, &seed);
+    double *A0 = ht_gather(A);
+    CU_ASSERT_EQUAL(hlu_factor(A, ipiv, &o), HLA_OK);
+    double *F = ht_gather(A);
+    if (t->rank == 0) {
+      lapack_pivots(n, A0, ref);
+      CU_ASSERT_EQUAL(memcmp(ipiv, ref, sizeof ref), 0);
+      double r = factor_residual(n, A0, F, ipiv);
+      CU_ASSERT(r < 1.0);
+      if (!(r < 1.0)) printf("factor residual %g on %d x %d, nb %d\n", r, t->M, t->N, nbs[b]);
     }
-    tgrid_close(&t);
+    free(A0);
+    free(F);
+    hmat_free(&A);
   }
-  hbsp_free(&w);
+}
+
+static void test_random_vs_lapack(void) {
+  tgrid_each(random_vs_lapack_on, NULL);
 }
 
 /* Flat and hierarchical, look-ahead on and off: the same pivots and the same bits. */
-static void test_variants_identical(void) {
-  hbsp_env w;
-  CU_ASSERT_EQUAL_FATAL(hbsp_init(MPI_COMM_WORLD, &w), HLA_OK);
-  int shapes[8][2], ns = tgrid_shapes(ht_size(), shapes);
-  for (int s = 0; s < ns; s++) {
-    tgrid t;
-    CU_ASSERT_EQUAL(tgrid_open(w, shapes[s][0], shapes[s][1], &t), HLA_OK);
-    const int64_t n = 37;
-    uint64_t seed = 5;
-    double *F[4] = {0};
-    int64_t ipiv[4][37];
-    for (int v = 0; t.member && v < 4; v++) {
-      hmat A;
-      hla_opts o = HLA_OPTS_INIT;
-      hla_report rep;
-      o.report = &rep;
-      o.lookahead = v & 1 ? -1 : 0;
-      if (v & 2)
-        o.lu_alg = HLA_LU_HIER, o.groups_row = 2, o.groups_col = 3;
-      else
-        o.lu_alg = HLA_LU_FLAT;
-      CU_ASSERT_EQUAL(hmat_create(t.g, n, n, 5, 5, &A), HLA_OK);
-      hmat_fill(A, rand_entry, &seed);
-      CU_ASSERT_EQUAL(hlu_factor(A, ipiv[v], &o), HLA_OK);
-      CU_ASSERT_EQUAL(rep.lu_alg, v & 2 ? HLA_LU_HIER : HLA_LU_FLAT);
-      CU_ASSERT_EQUAL(rep.lookahead, v & 1 ? 0 : 1);
-      CU_ASSERT_EQUAL(rep.groups_row, v & 2 && t.M >= 3 ? 2 : 1); /* groups of one rank: flat */
-      F[v] = gather_all(A);
-      hmat_free(&A);
-    }
-    if (t.member && t.rank == 0)
-      for (int v = 1; v < 4; v++) {
-        CU_ASSERT_EQUAL(memcmp(ipiv[0], ipiv[v], sizeof ipiv[0]), 0);
-        int64_t bad = 0;
-        for (int64_t i = 0; i < n * n; i++) bad += F[0][i] != F[v][i];
-        CU_ASSERT_EQUAL(bad, 0);
-      }
-    for (int v = 0; v < 4; v++) free(F[v]);
-    tgrid_close(&t);
+static void variants_identical_on(const tgrid *t, void *ctx) {
+  const int64_t n = 37;
+  double *F[4];
+  int64_t ipiv[4][37];
+  for (int v = 0; v < 4; v++) {
+    hla_opts o = HLA_OPTS_INIT;
+    hla_report rep;
+    o.report = &rep;
+    o.lookahead = v & 1 ? -1 : 0;
+    if (v & 2)
+      o.lu_alg = HLA_LU_HIER, o.groups_row = 2, o.groups_col = 3;
+    else
+      o.lu_alg = HLA_LU_FLAT;
+    F[v] = factor_gathered(t, n, 5, 5, &o, ipiv[v]);
+    CU_ASSERT_EQUAL(rep.lu_alg, v & 2 ? HLA_LU_HIER : HLA_LU_FLAT);
+    CU_ASSERT_EQUAL(rep.lookahead, v & 1 ? 0 : 1);
+    CU_ASSERT_EQUAL(rep.groups_row, v & 2 && t->M >= 3 ? 2 : 1); /* groups of one rank: flat */
   }
-  hbsp_free(&w);
+  if (t->rank == 0)
+    for (int v = 1; v < 4; v++) {
+      CU_ASSERT_EQUAL(memcmp(ipiv[0], ipiv[v], sizeof ipiv[0]), 0);
+      CU_ASSERT_EQUAL(ht_ndiff(F[0], F[v], n * n), 0);
+    }
+  for (int v = 0; v < 4; v++) free(F[v]);
+}
+
+static void test_variants_identical(void) {
+  tgrid_each(variants_identical_on, NULL);
 }
 
 /* hla_gesv with several right-hand sides (HPL's residual), and hlu_factor + hlu_solve the same.
  * 1 and 5 columns run the fan-in solve, 67 (more than its limit of 64) the blocked one. */
-static void test_solve(void) {
-  hbsp_env w;
-  CU_ASSERT_EQUAL_FATAL(hbsp_init(MPI_COMM_WORLD, &w), HLA_OK);
-  int shapes[8][2], ns = tgrid_shapes(ht_size(), shapes);
+static void solve_on(const tgrid *t, void *ctx) {
   static const int64_t nrhss[3] = {5, 1, 67};
-  for (int s = 0; s < ns; s++) {
-    tgrid t;
-    CU_ASSERT_EQUAL(tgrid_open(w, shapes[s][0], shapes[s][1], &t), HLA_OK);
-    const int64_t n = 31;
-    for (int b = 0; t.member && b < 6; b++) {
-      const int nb = b % 2 ? 8 : 3;
-      const int64_t nrhs = nrhss[b / 2];
-      uint64_t sa = 11, sb = 12;
-      hmat A, B, A2, B2;
-      int64_t ipiv[31], ipiv2[31];
-      CU_ASSERT_EQUAL(hmat_create(t.g, n, n, nb, nb, &A), HLA_OK);
-      CU_ASSERT_EQUAL(hmat_create(t.g, n, nrhs, nb, 2, &B), HLA_OK);
-      hmat_fill(A, rand_entry, &sa);
-      hmat_fill(B, rand_entry, &sb);
-      CU_ASSERT_EQUAL(hmat_dup(A, &A2), HLA_OK);
-      CU_ASSERT_EQUAL(hmat_dup(B, &B2), HLA_OK);
-      double *A0 = gather_all(A), *B0 = gather_all(B);
-      hla_opts o = HLA_OPTS_INIT;
-      int64_t info = 99;
-      o.info_out = &info;
-      CU_ASSERT_EQUAL(hla_gesv(A, ipiv, B, &o), HLA_OK);
-      CU_ASSERT_EQUAL(info, -1);
-      double *X = gather_all(B);
-      if (t.rank == 0) {
-        double r = solve_residual(n, nrhs, A0, X, B0);
-        CU_ASSERT(r < 16.0);
-        if (!(r < 16.0))
-          printf("solve residual %g on %d x %d, nb %d, %lld right-hand sides\n", r, t.M, t.N, nb,
-                 (long long)nrhs);
-      }
-      CU_ASSERT_EQUAL(hlu_factor(A2, ipiv2, NULL), HLA_OK);
-      CU_ASSERT_EQUAL(hlu_solve(A2, ipiv2, B2, NULL), HLA_OK);
-      CU_ASSERT_EQUAL(memcmp(ipiv, ipiv2, sizeof ipiv), 0);
-      double *X2 = gather_all(B2);
-      if (t.rank == 0) {
-        int64_t bad = 0;
-        for (int64_t i = 0; i < n * nrhs; i++) bad += X[i] != X2[i];
-        CU_ASSERT_EQUAL(bad, 0);
-      }
-      /* no right-hand side */
-      hmat E;
-      CU_ASSERT_EQUAL(hmat_create(t.g, n, 0, nb, nb, &E), HLA_OK);
-      CU_ASSERT_EQUAL(hlu_solve(A2, ipiv2, E, NULL), HLA_OK);
-      hmat_free(&E);
-      free(A0), free(B0), free(X), free(X2);
-      hmat_free(&A), hmat_free(&B), hmat_free(&A2), hmat_free(&B2);
+  const int64_t n = 31;
+  for (int b = 0; b < 6; b++) {
+    const int nb = b % 2 ? 8 : 3;
+    const int64_t nrhs = nrhss[b / 2];
+    uint64_t sa = 11, sb = 12;
+    hmat A = ht_mat(t->g, n, n, nb, nb, ht_entry, &sa);
+    hmat B = ht_mat(t->g, n, nrhs, nb, 2, ht_entry, &sb), A2, B2;
+    int64_t ipiv[31], ipiv2[31];
+    CU_ASSERT_EQUAL(hmat_dup(A, &A2), HLA_OK);
+    CU_ASSERT_EQUAL(hmat_dup(B, &B2), HLA_OK);
+    double *A0 = ht_gather(A), *B0 = ht_gather(B);
+    hla_opts o = HLA_OPTS_INIT;
+    int64_t info = 99;
+    o.info_out = &info;
+    CU_ASSERT_EQUAL(hla_gesv(A, ipiv, B, &o), HLA_OK);
+    CU_ASSERT_EQUAL(info, -1);
+    double *X = ht_gather(B);
+    if (t->rank == 0) {
+      double r = solve_residual(n, nrhs, A0, X, B0);
+      CU_ASSERT(r < 16.0);
+      if (!(r < 16.0))
+        printf("solve residual %g on %d x %d, nb %d, %lld right-hand sides\n", r, t->M, t->N, nb,
+               (long long)nrhs);
     }
-    tgrid_close(&t);
+    CU_ASSERT_EQUAL(hlu_factor(A2, ipiv2, NULL), HLA_OK);
+    CU_ASSERT_EQUAL(hlu_solve(A2, ipiv2, B2, NULL), HLA_OK);
+    CU_ASSERT_EQUAL(memcmp(ipiv, ipiv2, sizeof ipiv), 0);
+    double *X2 = ht_gather(B2);
+    if (t->rank == 0) CU_ASSERT_EQUAL(ht_ndiff(X, X2, n * nrhs), 0);
+    /* no right-hand side */
+    hmat E = ht_mat(t->g, n, 0, nb, nb, NULL, NULL);
+    CU_ASSERT_EQUAL(hlu_solve(A2, ipiv2, E, NULL), HLA_OK);
+    hmat_free(&E);
+    free(A0), free(B0), free(X), free(X2);
+    hmat_free(&A), hmat_free(&B), hmat_free(&A2), hmat_free(&B2);
   }
-  hbsp_free(&w);
+}
+
+static void test_solve(void) {
+  tgrid_each(solve_on, NULL);
+}
+
+/* hmat_set(B, 1, 2): 2 on the diagonal, 1 elsewhere. */
+static double set_entry(int64_t i, int64_t j, void *ctx) {
+  return i == j ? 2.0 : 1.0;
 }
 
 /* Singular matrices complete as dgetrf and report the first zero pivot on every rank. */
-static void test_singular(void) {
-  hbsp_env w;
-  CU_ASSERT_EQUAL_FATAL(hbsp_init(MPI_COMM_WORLD, &w), HLA_OK);
-  int shapes[8][2], ns = tgrid_shapes(ht_size(), shapes);
-  for (int s = 0; s < ns; s++) {
-    tgrid t;
-    CU_ASSERT_EQUAL(tgrid_open(w, shapes[s][0], shapes[s][1], &t), HLA_OK);
-    if (t.member) {
-      const int64_t n = 10;
-      hmat A, B;
-      int64_t ipiv[10], ref[10], info = 99;
-      hla_opts o = HLA_OPTS_INIT;
-      o.info_out = &info;
-      /* A = 0: the first pivot is zero, no interchanges */
-      CU_ASSERT_EQUAL(hmat_create(t.g, n, n, 3, 3, &A), HLA_OK);
-      CU_ASSERT_EQUAL(hlu_factor(A, ipiv, &o), HLA_ERR_SINGULAR);
-      CU_ASSERT_EQUAL(info, 0);
-      for (int64_t k = 0; k < n; k++) CU_ASSERT_EQUAL(ipiv[k], k);
-      CU_ASSERT(strstr(hgrid_errmsg(t.g), "singular") != NULL);
-      /* exact generator with a zero on U's diagonal at 6: exactly zero there */
-      exact_t e;
-      exact_make(&e, n, 4242, 6);
-      hmat_fill(A, global_entry, &e);
-      CU_ASSERT_EQUAL(hlu_factor(A, ipiv, &o), HLA_ERR_SINGULAR);
-      CU_ASSERT_EQUAL(info, 6);
-      lapack_pivots(n, e.A, ref);
-      CU_ASSERT_EQUAL(memcmp(ipiv, ref, sizeof ref), 0);
-      exact_free(&e);
-      /* two equal rows (small integers): gesv reports it and leaves B alone. Distributed, both
-       * rows get the same operations, so the pivot is exactly zero; one process runs LAPACK's
-       * dgetrf, whose rounding may leave a tiny pivot: there the verdict is LAPACK's. */
-      uint64_t seed = 3;
-      double small[100];
-      for (int64_t j = 0; j < n; j++)
-        for (int64_t i = 0; i < n; i++)
-          small[i + j * n] = (double)((int)(ht_rand_u64(&seed) % 9) - 4);
-      for (int64_t j = 0; j < n; j++) small[7 + j * n] = small[2 + j * n];
-      exact_t g2 = {n, small, NULL, NULL};
-      hmat_fill(A, global_entry, &g2);
-      CU_ASSERT_EQUAL(hmat_create(t.g, n, 2, 3, 3, &B), HLA_OK);
-      hmat_set(B, 1.0, 2.0);
-      info = 99;
-      int singular = 1;
-      if (t.M * t.N == 1) {
-        lapack_int lp[10];
-        double W[100];
-        memcpy(W, small, sizeof W);
-        singular = LAPACKE_dgetrf(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)n, W, n, lp) > 0;
-      }
-      int rc = hla_gesv(A, ipiv, B, &o);
-      CU_ASSERT_EQUAL(rc, singular ? HLA_ERR_SINGULAR : HLA_OK);
-      CU_ASSERT(singular ? info >= 0 && info < n : info == -1);
-      double *a;
-      int64_t lld, ml, nl, bad = 0;
-      hmat_local(B, &a, &lld, &ml, &nl);
-      for (int64_t j = 0; j < nl && singular; j++)
-        for (int64_t i = 0; i < ml; i++)
-          bad += a[i + j * lld] != (hmat_l2g_row(B, i) == hmat_l2g_col(B, j) ? 2.0 : 1.0);
-      CU_ASSERT_EQUAL(bad, 0);
-      hmat_free(&A), hmat_free(&B);
-    }
-    tgrid_close(&t);
+static void singular_on(const tgrid *t, void *ctx) {
+  const int64_t n = 10;
+  int64_t ipiv[10], ref[10], info = 99;
+  hla_opts o = HLA_OPTS_INIT;
+  o.info_out = &info;
+  /* A = 0: the first pivot is zero, no interchanges */
+  hmat A = ht_mat(t->g, n, n, 3, 3, NULL, NULL);
+  CU_ASSERT_EQUAL(hlu_factor(A, ipiv, &o), HLA_ERR_SINGULAR);
+  CU_ASSERT_EQUAL(info, 0);
+  for (int64_t k = 0; k < n; k++) CU_ASSERT_EQUAL(ipiv[k], k);
+  CU_ASSERT(strstr(hgrid_errmsg(t->g), "singular") != NULL);
+  /* exact generator with a zero on U's diagonal at 6: exactly zero there */
+  exact_t e;
+  exact_make(&e, n, 4242, 6);
+  hmat_fill(A, global_entry, &e);
+  CU_ASSERT_EQUAL(hlu_factor(A, ipiv, &o), HLA_ERR_SINGULAR);
+  CU_ASSERT_EQUAL(info, 6);
+  lapack_pivots(n, e.A, ref);
+  CU_ASSERT_EQUAL(memcmp(ipiv, ref, sizeof ref), 0);
+  exact_free(&e);
+  /* two equal rows (small integers): gesv reports it and leaves B alone. Distributed, both
+   * rows get the same operations, so the pivot is exactly zero; one process runs LAPACK's
+   * dgetrf, whose rounding may leave a tiny pivot: there the verdict is LAPACK's. */
+  uint64_t seed = 3;
+  double small[100];
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < n; i++) small[i + j * n] = (double)((int)(ht_rand_u64(&seed) % 9) - 4);
+  for (int64_t j = 0; j < n; j++) small[7 + j * n] = small[2 + j * n];
+  exact_t g2 = {n, small, NULL, NULL};
+  hmat_fill(A, global_entry, &g2);
+  hmat B = ht_mat(t->g, n, 2, 3, 3, NULL, NULL);
+  hmat_set(B, 1.0, 2.0);
+  info = 99;
+  int singular = 1;
+  if (t->M * t->N == 1) {
+    lapack_int lp[10];
+    double W[100];
+    memcpy(W, small, sizeof W);
+    singular = LAPACKE_dgetrf(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)n, W, n, lp) > 0;
   }
-  hbsp_free(&w);
+  int rc = hla_gesv(A, ipiv, B, &o);
+  CU_ASSERT_EQUAL(rc, singular ? HLA_ERR_SINGULAR : HLA_OK);
+  CU_ASSERT(singular ? info >= 0 && info < n : info == -1);
+  CU_ASSERT(!singular || ht_local_is(B, set_entry, NULL));
+  hmat_free(&A), hmat_free(&B);
+}
+
+static void test_singular(void) {
+  tgrid_each(singular_on, NULL);
 }
 
 /* Inf or NaN anywhere: HLA_ERR_NONFINITE on every rank, A untouched. n = 0 and n = 1. */
-static void test_nonfinite_and_tiny(void) {
-  hbsp_env w;
-  CU_ASSERT_EQUAL_FATAL(hbsp_init(MPI_COMM_WORLD, &w), HLA_OK);
-  int shapes[8][2], ns = tgrid_shapes(ht_size(), shapes);
-  for (int s = 0; s < ns; s++) {
-    tgrid t;
-    CU_ASSERT_EQUAL(tgrid_open(w, shapes[s][0], shapes[s][1], &t), HLA_OK);
-    if (t.member) {
-      const int64_t n = 9;
-      uint64_t seed = 8;
-      hmat A;
-      int64_t ipiv[9];
-      CU_ASSERT_EQUAL(hmat_create(t.g, n, n, 2, 2, &A), HLA_OK);
-      for (int kind = 0; kind < 2; kind++) {
-        hmat_fill(A, rand_entry, &seed);
-        double *a;
-        int64_t lld;
-        hmat_local(A, &a, &lld, NULL, NULL);
-        int pr, pc;
-        hmat_owner(A, 6, 4, &pr, &pc);
-        int myr, myc;
-        hgrid_shape(t.g, NULL, NULL, &myr, &myc);
-        if (pr == myr && pc == myc)
-          a[hmat_g2l_row(A, 6) + hmat_g2l_col(A, 4) * lld] = kind ? INFINITY : NAN;
-        double *G0 = gather_all(A);
-        CU_ASSERT_EQUAL(hlu_factor(A, ipiv, NULL), HLA_ERR_NONFINITE);
-        double *G1 = gather_all(A);
-        if (t.rank == 0) CU_ASSERT_EQUAL(memcmp(G0, G1, (size_t)(n * n) * sizeof(double)), 0);
-        free(G0), free(G1);
-      }
-      hmat_free(&A);
-      /* n = 0 */
-      CU_ASSERT_EQUAL(hmat_create(t.g, 0, 0, 4, 4, &A), HLA_OK);
-      CU_ASSERT_EQUAL(hlu_factor(A, NULL, NULL), HLA_OK);
-      hmat_free(&A);
-      /* n = 1 */
-      CU_ASSERT_EQUAL(hmat_create(t.g, 1, 1, 4, 4, &A), HLA_OK);
-      hmat_set(A, 0.0, -3.0);
-      hmat B;
-      CU_ASSERT_EQUAL(hmat_create(t.g, 1, 3, 4, 1, &B), HLA_OK);
-      hmat_set(B, 6.0, 6.0);
-      CU_ASSERT_EQUAL(hla_gesv(A, ipiv, B, NULL), HLA_OK);
-      CU_ASSERT_EQUAL(ipiv[0], 0);
-      double *x;
-      int64_t ml, nl, lld;
-      hmat_local(B, &x, &lld, &ml, &nl);
-      for (int64_t j = 0; j < nl; j++)
-        for (int64_t i = 0; i < ml; i++) CU_ASSERT_EQUAL(x[i + j * lld], -2.0);
-      hmat_free(&A), hmat_free(&B);
-    }
-    tgrid_close(&t);
+static void nonfinite_and_tiny_on(const tgrid *t, void *ctx) {
+  const int64_t n = 9;
+  uint64_t seed = 8;
+  int64_t ipiv[9];
+  hmat A = ht_mat(t->g, n, n, 2, 2, NULL, NULL);
+  for (int kind = 0; kind < 2; kind++) {
+    hmat_fill(A, ht_entry, &seed);
+    double *a;
+    int64_t lld;
+    hmat_local(A, &a, &lld, NULL, NULL);
+    int pr, pc;
+    hmat_owner(A, 6, 4, &pr, &pc);
+    int myr, myc;
+    hgrid_shape(t->g, NULL, NULL, &myr, &myc);
+    if (pr == myr && pc == myc)
+      a[hmat_g2l_row(A, 6) + hmat_g2l_col(A, 4) * lld] = kind ? INFINITY : NAN;
+    double *G0 = ht_gather(A);
+    CU_ASSERT_EQUAL(hlu_factor(A, ipiv, NULL), HLA_ERR_NONFINITE);
+    double *G1 = ht_gather(A);
+    if (t->rank == 0) CU_ASSERT_EQUAL(memcmp(G0, G1, (size_t)(n * n) * sizeof(double)), 0);
+    free(G0), free(G1);
   }
-  hbsp_free(&w);
+  hmat_free(&A);
+  /* n = 0 */
+  A = ht_mat(t->g, 0, 0, 4, 4, NULL, NULL);
+  CU_ASSERT_EQUAL(hlu_factor(A, NULL, NULL), HLA_OK);
+  hmat_free(&A);
+  /* n = 1 */
+  A = ht_mat(t->g, 1, 1, 4, 4, NULL, NULL);
+  hmat_set(A, 0.0, -3.0);
+  hmat B = ht_mat(t->g, 1, 3, 4, 1, NULL, NULL);
+  hmat_set(B, 6.0, 6.0);
+  CU_ASSERT_EQUAL(hla_gesv(A, ipiv, B, NULL), HLA_OK);
+  CU_ASSERT_EQUAL(ipiv[0], 0);
+  double *x;
+  int64_t ml, nl, lld;
+  hmat_local(B, &x, &lld, &ml, &nl);
+  for (int64_t j = 0; j < nl; j++)
+    for (int64_t i = 0; i < ml; i++) CU_ASSERT_EQUAL(x[i + j * lld], -2.0);
+  hmat_free(&A), hmat_free(&B);
+}
+
+static void test_nonfinite_and_tiny(void) {
+  tgrid_each(nonfinite_and_tiny_on, NULL);
 }
 
 /* Bad arguments: the right code on every rank, nothing modified. */
 static void test_bad_arguments(void) {
-  hbsp_env w;
-  CU_ASSERT_EQUAL_FATAL(hbsp_init(MPI_COMM_WORLD, &w), HLA_OK);
+  hbsp_env w = ht_world();
   int P = ht_size(), M = P % 2 == 0 ? 2 : 1;
   tgrid t, t2;
   CU_ASSERT_EQUAL(tgrid_open(w, M, P / M, &t), HLA_OK);
   CU_ASSERT_EQUAL(tgrid_open(w, 1, P, &t2), HLA_OK); /* another grid on the same ranks */
   const int64_t n = 7;
   uint64_t seed = 9;
-  hmat A, B, R, S, W, O;
   int64_t ipiv[7];
-  CU_ASSERT_EQUAL(hmat_create(t.g, n, n, 2, 2, &A), HLA_OK);
-  CU_ASSERT_EQUAL(hmat_create(t.g, n, 2, 2, 2, &B), HLA_OK);
-  CU_ASSERT_EQUAL(hmat_create(t.g, n, n - 1, 2, 2, &R), HLA_OK); /* not square */
-  CU_ASSERT_EQUAL(hmat_create(t.g, n, n, 2, 3, &S), HLA_OK);     /* blocks not square */
-  CU_ASSERT_EQUAL(hmat_create(t.g, n + 1, 2, 2, 2, &W), HLA_OK); /* wrong rows */
-  CU_ASSERT_EQUAL(hmat_create(t2.g, n, 2, 2, 2, &O), HLA_OK);    /* other grid */
-  hmat_fill(A, rand_entry, &seed);
-  hmat_fill(B, rand_entry, &seed);
-  double *A0 = gather_all(A), *B0 = gather_all(B);
+  hmat A = ht_mat(t.g, n, n, 2, 2, ht_entry, &seed);
+  hmat B = ht_mat(t.g, n, 2, 2, 2, ht_entry, &seed);
+  hmat R = ht_mat(t.g, n, n - 1, 2, 2, NULL, NULL); /* not square */
+  hmat S = ht_mat(t.g, n, n, 2, 3, NULL, NULL);     /* blocks not square */
+  hmat W = ht_mat(t.g, n + 1, 2, 2, 2, NULL, NULL); /* wrong rows */
+  hmat O = ht_mat(t2.g, n, 2, 2, 2, NULL, NULL);    /* other grid */
+  double *A0 = ht_gather(A), *B0 = ht_gather(B);
 
   CU_ASSERT_EQUAL(hlu_factor(NULL, ipiv, NULL), HLA_ERR_ARG);
   CU_ASSERT_EQUAL(hlu_factor(A, NULL, NULL), HLA_ERR_ARG);
@@ -391,7 +324,7 @@ static void test_bad_arguments(void) {
   o.panel = 0, o.lu_alg = ht_rank() == 0 ? HLA_LU_FLAT : HLA_LU_HIER; /* differs between ranks */
   CU_ASSERT_EQUAL(hlu_factor(A, ipiv, P > 1 ? &o : NULL), P > 1 ? HLA_ERR_ARG : HLA_OK);
   hmat_free(&A);
-  CU_ASSERT_EQUAL(hmat_create(t.g, n, n, 2, 2, &A), HLA_OK);
+  A = ht_mat(t.g, n, n, 2, 2, NULL, NULL);
   CU_ASSERT_EQUAL(hmat_scatter(A, 0, A0, n), HLA_OK);
 
   CU_ASSERT_EQUAL(hla_gesv(A, ipiv, NULL, NULL), HLA_ERR_ARG);
@@ -399,10 +332,9 @@ static void test_bad_arguments(void) {
   CU_ASSERT_EQUAL(hla_gesv(A, ipiv, O, NULL), HLA_ERR_DIST);
   CU_ASSERT_EQUAL(hla_gesv(A, NULL, B, NULL), HLA_ERR_ARG);
   CU_ASSERT_EQUAL(hla_gesv(S, ipiv, B, NULL), HLA_ERR_DIST);
-  hmat Bw;
-  CU_ASSERT_EQUAL(hmat_create(t.g, n, 2, 3, 2, &Bw), HLA_OK); /* row block differs */
+  hmat Bw = ht_mat(t.g, n, 2, 3, 2, NULL, NULL); /* row block differs */
   CU_ASSERT_EQUAL(hla_gesv(A, ipiv, Bw, NULL), HLA_ERR_DIST);
-  double *A1 = gather_all(A);
+  double *A1 = ht_gather(A);
   if (t.rank == 0) CU_ASSERT_EQUAL(memcmp(A0, A1, (size_t)(n * n) * sizeof(double)), 0);
   free(A1);
 
@@ -416,7 +348,7 @@ static void test_bad_arguments(void) {
   memcpy(badp, ipiv, sizeof badp);
   badp[3] = 1; /* below its row */
   CU_ASSERT_EQUAL(hlu_solve(A, badp, B, NULL), HLA_ERR_ARG);
-  double *B1 = gather_all(B);
+  double *B1 = ht_gather(B);
   if (t.rank == 0) CU_ASSERT_EQUAL(memcmp(B0, B1, (size_t)(n * 2) * sizeof(double)), 0);
   free(B1);
 
@@ -430,16 +362,13 @@ static void test_bad_arguments(void) {
 
 /* Automatic choices are reported with a reason. */
 static void test_report(void) {
-  hbsp_env w;
-  CU_ASSERT_EQUAL_FATAL(hbsp_init(MPI_COMM_WORLD, &w), HLA_OK);
+  hbsp_env w = ht_world();
   int P = ht_size();
   tgrid t;
   CU_ASSERT_EQUAL(tgrid_open(w, 1, P, &t), HLA_OK);
-  hmat A;
   uint64_t seed = 4;
   int64_t ipiv[20];
-  CU_ASSERT_EQUAL(hmat_create(t.g, 20, 20, 6, 6, &A), HLA_OK);
-  hmat_fill(A, rand_entry, &seed);
+  hmat A = ht_mat(t.g, 20, 20, 6, 6, ht_entry, &seed);
   hla_report r;
   memset(&r, 0x7f, sizeof r);
   hla_opts o = HLA_OPTS_INIT;
@@ -462,14 +391,7 @@ static void test_report(void) {
 }
 
 void hla_test_register(void) {
-  CU_pSuite s = CU_add_suite("lu", NULL, NULL);
-  HT_ADD(s, test_thesis_matrix);
-  HT_ADD(s, test_exact_generator);
-  HT_ADD(s, test_random_vs_lapack);
-  HT_ADD(s, test_variants_identical);
-  HT_ADD(s, test_solve);
-  HT_ADD(s, test_singular);
-  HT_ADD(s, test_nonfinite_and_tiny);
-  HT_ADD(s, test_bad_arguments);
-  HT_ADD(s, test_report);
+  HT_SUITE("lu", test_thesis_matrix, test_exact_generator, test_random_vs_lapack,
+           test_variants_identical, test_solve, test_singular, test_nonfinite_and_tiny,
+           test_bad_arguments, test_report);
 }

@@ -26,98 +26,81 @@ static int expect_hier(int M, int N) {
   return hier;
 }
 
-static void test_hier_equals_flat(void) {
-  hbsp_env w;
-  CU_ASSERT_EQUAL_FATAL(hbsp_init(MPI_COMM_WORLD, &w), HLA_OK);
-  int shapes[8][2], ns = tgrid_shapes(ht_size(), shapes);
-  for (int s = 0; s < ns; s++) {
-    tgrid t;
-    CU_ASSERT_EQUAL(tgrid_open(w, shapes[s][0], shapes[s][1], &t), HLA_OK);
-    const int64_t n = 41;
-    uint64_t seed = 21;
-    double *F[4] = {0};
-    int64_t ipiv[4][41];
-    int algs[4] = {HLA_LU_FLAT, HLA_LU_HIER, HLA_LU_AUTO, HLA_LU_HIER};
-    for (int v = 0; t.member && v < 4; v++) {
-      hmat A;
-      hla_opts o = HLA_OPTS_INIT;
-      hla_report rep;
-      o.report = &rep;
-      o.lu_alg = algs[v];
-      if (v == 3) o.lookahead = -1, o.panel = HLA_PANEL_COLUMNS;
-      CU_ASSERT_EQUAL(hmat_create(t.g, n, n, 4, 4, &A), HLA_OK);
-      hmat_fill(A, rand_entry, &seed);
-      CU_ASSERT_EQUAL(hlu_factor(A, ipiv[v], &o), HLA_OK);
-      if (v == 2) {
-        CU_ASSERT_EQUAL(rep.lu_alg, expect_hier(t.M, t.N) ? HLA_LU_HIER : HLA_LU_FLAT);
-      } else {
-        CU_ASSERT_EQUAL(rep.lu_alg, algs[v]);
-      }
-      F[v] = gather_all(A);
-      hmat_free(&A);
+/* Flat, hierarchical, automatic and hierarchical with the column panel and no look-ahead: the
+ * same pivots; the first three also the same bits (the column panel rounds otherwise). */
+static void hier_equals_flat_on(const tgrid *t, void *ctx) {
+  const int64_t n = 41;
+  double *F[4];
+  int64_t ipiv[4][41];
+  int algs[4] = {HLA_LU_FLAT, HLA_LU_HIER, HLA_LU_AUTO, HLA_LU_HIER};
+  for (int v = 0; v < 4; v++) {
+    hla_opts o = HLA_OPTS_INIT;
+    hla_report rep;
+    o.report = &rep;
+    o.lu_alg = algs[v];
+    if (v == 3) o.lookahead = -1, o.panel = HLA_PANEL_COLUMNS;
+    F[v] = factor_gathered(t, n, 4, 21, &o, ipiv[v]);
+    if (v == 2) {
+      CU_ASSERT_EQUAL(rep.lu_alg, expect_hier(t->M, t->N) ? HLA_LU_HIER : HLA_LU_FLAT);
+    } else {
+      CU_ASSERT_EQUAL(rep.lu_alg, algs[v]);
     }
-    if (t.member && t.rank == 0)
-      for (int v = 1; v < 3; v++) { /* v = 3 has another panel: same pivots, other rounding */
-        CU_ASSERT_EQUAL(memcmp(ipiv[0], ipiv[v], sizeof ipiv[0]), 0);
-        int64_t bad = 0;
-        for (int64_t i = 0; i < n * n; i++) bad += F[0][i] != F[v][i];
-        CU_ASSERT_EQUAL(bad, 0);
-      }
-    if (t.member && t.rank == 0) CU_ASSERT_EQUAL(memcmp(ipiv[0], ipiv[3], sizeof ipiv[0]), 0);
-    for (int v = 0; v < 4; v++) free(F[v]);
-    tgrid_close(&t);
   }
-  hbsp_free(&w);
+  if (t->rank == 0) {
+    for (int v = 1; v < 3; v++) {
+      CU_ASSERT_EQUAL(memcmp(ipiv[0], ipiv[v], sizeof ipiv[0]), 0);
+      CU_ASSERT_EQUAL(ht_ndiff(F[0], F[v], n * n), 0);
+    }
+    CU_ASSERT_EQUAL(memcmp(ipiv[0], ipiv[3], sizeof ipiv[0]), 0);
+  }
+  for (int v = 0; v < 4; v++) free(F[v]);
+}
+
+static void test_hier_equals_flat(void) {
+  tgrid_each(hier_equals_flat_on, NULL);
+}
+
+/* Row i of the exact matrix summed: B = A * ones, so that x = ones. */
+static double row_sum(int64_t i, int64_t j, void *ctx) {
+  const exact_t *e = ctx;
+  double s = 0.0;
+  for (int64_t k = 0; k < e->n; k++) s += e->A[i + k * e->n];
+  return s;
+}
+
+/* Hierarchical LU of the exact generator: its factors and pivots exactly; then a solve. */
+static void hier_exact_and_solve_on(const tgrid *t, void *ctx) {
+  const int64_t n = 19;
+  exact_t e;
+  exact_make(&e, n, 77 + (uint64_t)t->shape, -1);
+  int nbs[] = {1, 3, 8};
+  for (int b = 0; b < 3; b++) {
+    hla_opts o = HLA_OPTS_INIT;
+    o.lu_alg = HLA_LU_HIER;
+    o.lookahead = b == 1 ? -1 : 0;
+    int64_t ipiv[19];
+    hmat A = ht_mat(t->g, n, n, nbs[b], nbs[b], global_entry, &e);
+    CU_ASSERT_EQUAL(hlu_factor(A, ipiv, &o), HLA_OK);
+    CU_ASSERT(ht_local_is(A, factors_entry, &e));
+    CU_ASSERT_EQUAL(memcmp(ipiv, e.ipiv, sizeof ipiv), 0);
+    /* solve with the factors: x = ones */
+    hmat B = ht_mat(t->g, n, 3, nbs[b], 1, row_sum, &e);
+    CU_ASSERT_EQUAL(hlu_solve(A, ipiv, B, &o), HLA_OK);
+    double *x;
+    int64_t lld, ml, nl, bad = 0;
+    hmat_local(B, &x, &lld, &ml, &nl);
+    for (int64_t j = 0; j < nl; j++)
+      for (int64_t i = 0; i < ml; i++) bad += fabs(x[i + j * lld] - 1.0) > 1e-10;
+    CU_ASSERT_EQUAL(bad, 0);
+    hmat_free(&A), hmat_free(&B);
+  }
+  exact_free(&e);
 }
 
 static void test_hier_exact_and_solve(void) {
-  hbsp_env w;
-  CU_ASSERT_EQUAL_FATAL(hbsp_init(MPI_COMM_WORLD, &w), HLA_OK);
-  int shapes[8][2], ns = tgrid_shapes(ht_size(), shapes);
-  for (int s = 0; s < ns; s++) {
-    tgrid t;
-    CU_ASSERT_EQUAL(tgrid_open(w, shapes[s][0], shapes[s][1], &t), HLA_OK);
-    const int64_t n = 19;
-    exact_t e;
-    exact_make(&e, n, 77 + (uint64_t)s, -1);
-    int nbs[] = {1, 3, 8};
-    for (int b = 0; t.member && b < 3; b++) {
-      hmat A, B;
-      hla_opts o = HLA_OPTS_INIT;
-      o.lu_alg = HLA_LU_HIER;
-      o.lookahead = b == 1 ? -1 : 0;
-      int64_t ipiv[19];
-      CU_ASSERT_EQUAL(hmat_create(t.g, n, n, nbs[b], nbs[b], &A), HLA_OK);
-      hmat_fill(A, global_entry, &e);
-      CU_ASSERT_EQUAL(hlu_factor(A, ipiv, &o), HLA_OK);
-      CU_ASSERT(local_equals(A, e.LU, n));
-      CU_ASSERT_EQUAL(memcmp(ipiv, e.ipiv, sizeof ipiv), 0);
-      /* solve with the factors: B = A * ones, so x = ones */
-      CU_ASSERT_EQUAL(hmat_create(t.g, n, 3, nbs[b], 1, &B), HLA_OK);
-      double *rows = calloc((size_t)n, sizeof(double));
-      for (int64_t i = 0; i < n; i++)
-        for (int64_t j = 0; j < n; j++) rows[i] += e.A[i + j * n];
-      double *x;
-      int64_t lld, ml, nl;
-      hmat_local(B, &x, &lld, &ml, &nl);
-      for (int64_t j = 0; j < nl; j++)
-        for (int64_t i = 0; i < ml; i++) x[i + j * lld] = rows[hmat_l2g_row(B, i)];
-      CU_ASSERT_EQUAL(hlu_solve(A, ipiv, B, &o), HLA_OK);
-      int64_t bad = 0;
-      for (int64_t j = 0; j < nl; j++)
-        for (int64_t i = 0; i < ml; i++) bad += fabs(x[i + j * lld] - 1.0) > 1e-10;
-      CU_ASSERT_EQUAL(bad, 0);
-      free(rows);
-      hmat_free(&A), hmat_free(&B);
-    }
-    exact_free(&e);
-    tgrid_close(&t);
-  }
-  hbsp_free(&w);
+  tgrid_each(hier_exact_and_solve_on, NULL);
 }
 
 void hla_test_register(void) {
-  CU_pSuite s = CU_add_suite("lu_hier", NULL, NULL);
-  HT_ADD(s, test_hier_equals_flat);
-  HT_ADD(s, test_hier_exact_and_solve);
+  HT_SUITE("lu_hier", test_hier_equals_flat, test_hier_exact_and_solve);
 }

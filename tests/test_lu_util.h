@@ -1,5 +1,6 @@
-/* Helpers shared by the LU test programs (tests/test_lu*.c): sub-grids of the world, the
- * known-answer matrices of the seeds, gathering and LAPACK comparisons. Header-only. */
+/* Helpers shared by the LU test programs (tests/test_lu*.c): the known-answer matrices of the
+ * seeds, factoring on a test grid, and the LAPACK comparisons. Header-only; the grids are
+ * harness.h's. */
 #ifndef HLA_TEST_LU_UTIL_H
 #define HLA_TEST_LU_UTIL_H
 
@@ -10,48 +11,6 @@
 #include <lapacke.h>
 #include "harness.h"
 
-/* ---------------------------------------------------------------- grids */
-
-/* An M x N grid on the first M N ranks of the world; the others are not members. */
-typedef struct {
-  hbsp_env world, sub;
-  hgrid g;
-  int M, N, member, rank; /* rank in the grid's ALL */
-} tgrid;
-
-static inline int tgrid_open(hbsp_env world, int M, int N, tgrid *t) {
-  memset(t, 0, sizeof *t);
-  t->world = world, t->M = M, t->N = N;
-  int r = hbsp_rank(world);
-  int rc = hbsp_split(world, r < M * N ? 0 : HBSP_UNDEFINED, r, &t->sub);
-  if (rc != HLA_OK) return rc;
-  t->member = t->sub != NULL;
-  if (t->member) {
-    rc = hgrid_create(t->sub, M, N, &t->g);
-    t->rank = hbsp_rank(t->sub);
-  }
-  return rc;
-}
-
-static inline void tgrid_close(tgrid *t) {
-  if (t->g) CU_ASSERT_EQUAL(hgrid_free(&t->g), HLA_OK);
-  if (t->sub) CU_ASSERT_EQUAL(hbsp_free(&t->sub), HLA_OK);
-}
-
-/* The grid shapes of the tests that fit in P ranks (1x1, 1xP, Px1, 2x3, 3x2, 2x2, 2x1, 1x2). */
-static inline int tgrid_shapes(int P, int shapes[][2]) {
-  int cand[][2] = {{1, 1}, {1, P}, {P, 1}, {2, 3}, {3, 2}, {2, 2}, {2, 1}, {1, 2}};
-  int k = 0;
-  for (size_t c = 0; c < sizeof cand / sizeof cand[0]; c++) {
-    int M = cand[c][0], N = cand[c][1], dup = 0;
-    if (M * N > P) continue;
-    for (int q = 0; q < k; q++) dup |= shapes[q][0] == M && shapes[q][1] == N;
-    if (dup) continue;
-    shapes[k][0] = M, shapes[k][1] = N, k++;
-  }
-  return k;
-}
-
 /* ---------------------------------------------------------------- matrices */
 
 /* The seeds' test matrix (reference 002 §6.4): B(i,j) = i/2 + 1 (i <= j), (j+1)/2 (i > j), and
@@ -60,6 +19,10 @@ static inline int tgrid_shapes(int P, int shapes[][2]) {
 static inline double thesis_entry(int64_t i, int64_t j, void *ctx) {
   int64_t n = *(int64_t *)ctx, ib = (i - 1 + n) % n;
   return ib <= j ? 0.5 * (double)ib + 1.0 : 0.5 * (double)(j + 1);
+}
+/* Its factors L\U. */
+static inline double thesis_factors(int64_t i, int64_t j, void *ctx) {
+  return i > j ? 0.5 : 1.0;
 }
 
 /* The stronger exact generator (reference 002 §6.5): A(pi(i), :) = (L U)(i, :) with L unit lower,
@@ -124,33 +87,26 @@ static inline void exact_free(exact_t *e) {
   free(e->ipiv);
 }
 
+/* Entries of an exact_t's A (for hmat_fill) and of its expected factors (for ht_local_is). */
 static inline double global_entry(int64_t i, int64_t j, void *ctx) {
   const exact_t *e = ctx;
   return e->A[i + j * e->n];
 }
-
-static inline double rand_entry(int64_t i, int64_t j, void *ctx) {
-  return ht_rand_entry(*(uint64_t *)ctx, i, j);
+static inline double factors_entry(int64_t i, int64_t j, void *ctx) {
+  const exact_t *e = ctx;
+  return e->LU[i + j * e->n];
 }
 
-/* 1 iff every local entry of A equals G(i, j) (column-major n-leading global array). Local. */
-static inline int local_equals(hmat A, const double *G, int64_t ldg) {
-  double *a;
-  int64_t lld, ml, nl;
-  hmat_local(A, &a, &lld, &ml, &nl);
-  for (int64_t j = 0; j < nl; j++)
-    for (int64_t i = 0; i < ml; i++)
-      if (a[i + j * lld] != G[hmat_l2g_row(A, i) + hmat_l2g_col(A, j) * ldg]) return 0;
-  return 1;
-}
-
-/* A gathered n x m copy on rank 0 of the grid (other ranks get a buffer they do not read). */
-static inline double *gather_all(hmat A) {
-  int64_t m, n;
-  hmat_size(A, &m, &n);
-  double *G = calloc((size_t)(m * n > 0 ? m * n : 1), sizeof(double));
-  CU_ASSERT_EQUAL(hmat_gather(A, 0, G, m > 1 ? m : 1), HLA_OK);
-  return G;
+/* Factors the n x n random matrix of seed (nb x nb blocks) on t's grid with o, asserting success:
+ * the pivots into ipiv; returns the gathered factors (ht_gather: read them on the grid's rank 0).
+ */
+static inline double *factor_gathered(const tgrid *t, int64_t n, int nb, uint64_t seed,
+                                      const hla_opts *o, int64_t *ipiv) {
+  hmat A = ht_mat(t->g, n, n, nb, nb, ht_entry, &seed);
+  CU_ASSERT_EQUAL(hlu_factor(A, ipiv, o), HLA_OK);
+  double *F = ht_gather(A);
+  hmat_free(&A);
+  return F;
 }
 
 /* ||P A - L U||_1 / (||A||_1 n eps) for gathered A (original) and F (factors), ipiv 0-based. */

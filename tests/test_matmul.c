@@ -13,9 +13,6 @@
 
 #define TOL 16.0
 
-static double entry(int64_t i, int64_t j, void *ctx) {
-  return ht_rand_entry(*(uint64_t *)ctx, i, j);
-}
 static double nan_entry(int64_t i, int64_t j, void *ctx) {
   (void)i, (void)j, (void)ctx;
   return NAN;
@@ -48,9 +45,9 @@ static int run_case(hgrid g, const mcase *c, const hla_opts *opts, double *out) 
   hmat_create(g, ar, ac, c->amb, c->anb, &A);
   hmat_create(g, br, bc, c->bmb, c->bnb, &B);
   hmat_create(g, c->m, c->n, c->cmb, c->cnb, &C);
-  hmat_fill(A, entry, &sa);
-  hmat_fill(B, entry, &sb);
-  hmat_fill(C, c->beta == 0.0 ? nan_entry : entry, &sc);
+  hmat_fill(A, ht_entry, &sa);
+  hmat_fill(B, ht_entry, &sb);
+  hmat_fill(C, c->beta == 0.0 ? nan_entry : ht_entry, &sc);
   double *Ga = NULL, *Gb = NULL, *Gc = NULL, *Gr = NULL;
   if (rank == 0) {
     Ga = malloc((size_t)(ar * ac + 1) * sizeof(double));
@@ -99,14 +96,6 @@ static int run_case(hgrid g, const mcase *c, const hla_opts *opts, double *out) 
   return ht_all(MPI_COMM_WORLD, ok);
 }
 
-/* Every grid shape M x N = P. */
-static int shapes(int P, int *Ms) {
-  int n = 0;
-  for (int M = 1; M <= P; M++)
-    if (P % M == 0) Ms[n++] = M;
-  return n;
-}
-
 static hla_opts alg_opts(int alg, int b) {
   hla_opts o = HLA_OPTS_INIT;
   o.mm_alg = alg;
@@ -114,307 +103,264 @@ static hla_opts alg_opts(int alg, int b) {
   return o;
 }
 
+/* Room for m n results on rank 0 (where run_case leaves them); NULL elsewhere. */
+static double *results(int64_t mn) {
+  return ht_rank() == 0 ? malloc((size_t)mn * sizeof(double)) : NULL;
+}
+
+/* run_case, and the result must be the same bits as rank 0's ref: the number of failures (0, 1
+ * or 2, the same on every rank). */
+static int run_same(hgrid g, const mcase *c, const hla_opts *o, const double *ref) {
+  int64_t mn = c->m * c->n;
+  double *got = results(mn);
+  int bad = !run_case(g, c, o, got);
+  int same = ht_rank() != 0 || memcmp(ref, got, (size_t)mn * sizeof(double)) == 0;
+  MPI_Bcast(&same, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (!same && ht_rank() == 0) {
+    int M, N;
+    hgrid_shape(g, &M, &N, NULL, NULL);
+    printf("  %dx%d alg %d b %d groups %dx%d G %d Mo %d bcast %d: not the reference's bits\n", M, N,
+           (int)o->mm_alg, o->inner_block, o->groups_row, o->groups_col, o->groups, o->outer_block,
+           (int)o->bcast.alg);
+  }
+  free(got);
+  return bad + !same;
+}
+
+/* fn on every grid shape M x N = P, counting its failures into *(int *)ctx: none. */
+static void on_every_grid(tgrid_fn fn) {
+  int bad = 0;
+  tgrid_each_world(fn, &bad);
+  CU_ASSERT_EQUAL(bad, 0);
+}
+
+/* The same on the automatic grid shape of P. */
+static void on_auto_grid(tgrid_fn fn) {
+  tgrid t = tgrid_world(0, 0);
+  int bad = 0;
+  fn(&t, &bad);
+  CU_ASSERT_EQUAL(bad, 0);
+  tgrid_close(&t);
+}
+
 /* ---------------------------------------------------------------- SUMMA */
 
 /* Every grid shape, operands in place (blocks agree), sizes not divisible by blocks or P. */
-static void test_summa_grids(void) {
-  hbsp_env w;
-  hbsp_init(MPI_COMM_WORLD, &w);
-  int P = hbsp_size(w), Ms[16], ns = shapes(P, Ms), bad = 0;
-  hla_opts o = alg_opts(HLA_MM_SUMMA, 0);
+static void summa_grids_on(const tgrid *t, void *bad) {
+  int *b = bad;
+  hla_opts o = alg_opts(HLA_MM_SUMMA, 4); /* panels of one block: many panels at small sizes */
   hla_report rep;
   o.report = &rep;
-  for (int s = 0; s < ns; s++) {
-    hgrid g;
-    hgrid_create(w, Ms[s], P / Ms[s], &g);
-    mcase c1 = {'N', 'N', 37, 50, 7, 4, 4, 4, 4, 4, 4, 1.5, 0.5};
-    mcase c2 = {'N', 'N', 7, 37, 50, 3, 5, 5, 2, 3, 2, -1.0, 1.0}; /* rectangular blocks */
-    o.inner_block = 4; /* panels of one block: many panels even at these small sizes */
-    bad += !run_case(g, &c1, &o, NULL);
-    bad += !(rep.mm_alg == HLA_MM_SUMMA && rep.redistributed == 0 && rep.inner_block == 4 &&
-             rep.M == Ms[s] && rep.N == P / Ms[s]);
-    o.inner_block = 5;
-    bad += !run_case(g, &c2, &o, NULL);
-    bad += !(rep.redistributed == 0 && rep.inner_block == 5);
-    hgrid_free(&g);
-  }
-  CU_ASSERT_EQUAL(bad, 0);
-  hbsp_free(&w);
+  mcase c1 = {'N', 'N', 37, 50, 7, 4, 4, 4, 4, 4, 4, 1.5, 0.5};
+  mcase c2 = {'N', 'N', 7, 37, 50, 3, 5, 5, 2, 3, 2, -1.0, 1.0}; /* rectangular blocks */
+  *b += !run_case(t->g, &c1, &o, NULL);
+  *b += !(rep.mm_alg == HLA_MM_SUMMA && rep.redistributed == 0 && rep.inner_block == 4 &&
+          rep.M == t->M && rep.N == t->N);
+  o.inner_block = 5;
+  *b += !run_case(t->g, &c2, &o, NULL);
+  *b += !(rep.redistributed == 0 && rep.inner_block == 5);
 }
 
-/* Both transposes (and 't', 'C' spellings), mixed block sizes (remapped), beta = 0 over NaN. */
-static void test_summa_trans(void) {
-  hbsp_env w;
-  hbsp_init(MPI_COMM_WORLD, &w);
-  int P = hbsp_size(w), Ms[16], ns = shapes(P, Ms), bad = 0;
+static void test_summa_grids(void) {
+  on_every_grid(summa_grids_on);
+}
+
+/* Both transposes (and 't', 'C' spellings), mixed block sizes (remapped), beta = 0 over NaN; on
+ * 1 x P and a middle shape. */
+static void summa_trans_on(const tgrid *t, void *bad) {
+  if (t->shape % (t->nshapes > 2 ? t->nshapes / 2 : 1)) return;
+  int *b = bad, P = t->M * t->N;
   hla_opts o = alg_opts(HLA_MM_SUMMA, 0);
   hla_report rep;
   o.report = &rep;
   const char tr[4][2] = {{'N', 'T'}, {'T', 'N'}, {'t', 'C'}, {'n', 'n'}};
-  for (int s = 0; s<ns; s += ns> 2 ? ns / 2 : 1) { /* 1 x P, a middle shape */
-    hgrid g;
-    hgrid_create(w, Ms[s], P / Ms[s], &g);
-    for (int t = 0; t < 4; t++) {
-      mcase c = {tr[t][0], tr[t][1], 37, 7, 50, 3, 5, 4, 2, 5, 3, 0.75, t % 2 ? 0.0 : -2.0};
-      bad += !run_case(g, &c, &o, NULL);
-      bad += !(rep.redistributed == (P > 1)); /* one process: a plain dgemm, nothing moves */
-    }
-    hgrid_free(&g);
+  for (int k = 0; k < 4; k++) {
+    mcase c = {tr[k][0], tr[k][1], 37, 7, 50, 3, 5, 4, 2, 5, 3, 0.75, k % 2 ? 0.0 : -2.0};
+    *b += !run_case(t->g, &c, &o, NULL);
+    *b += !(rep.redistributed == (P > 1)); /* one process: a plain dgemm, nothing moves */
   }
-  CU_ASSERT_EQUAL(bad, 0);
-  hbsp_free(&w);
+}
+
+static void test_summa_trans(void) {
+  on_every_grid(summa_trans_on);
 }
 
 /* Sizes 0, 1, 7, 37, 50 in every dimension, alpha = 0, k = 0 (C := beta C). */
-static void test_summa_sizes(void) {
-  hbsp_env w;
-  hbsp_init(MPI_COMM_WORLD, &w);
-  int P = hbsp_size(w), bad = 0;
-  hgrid g;
-  hgrid_create(w, 0, 0, &g);
+static void summa_sizes_on(const tgrid *t, void *bad) {
+  int *b = bad;
   hla_opts o = alg_opts(HLA_MM_SUMMA, 0);
   const int64_t sz[][3] = {{1, 1, 1},    {1, 50, 7}, {50, 1, 37}, {7, 7, 1},
                            {37, 50, 50}, {7, 37, 0}, {0, 7, 5},   {5, 0, 7}};
   for (int i = 0; i < 8; i++) {
     mcase c = {'N', 'T', sz[i][0], sz[i][1], sz[i][2], 4, 4, 3, 4, 4, 4, 2.0, i % 2 ? 0.0 : 0.5};
-    bad += !run_case(g, &c, &o, NULL);
+    *b += !run_case(t->g, &c, &o, NULL);
   }
   mcase z = {'N', 'N', 37, 7, 50, 4, 4, 4, 4, 4, 4, 0.0, 0.0}; /* alpha = 0: C := 0 */
-  bad += !run_case(g, &z, &o, NULL);
-  (void)P;
-  CU_ASSERT_EQUAL(bad, 0);
-  hgrid_free(&g);
-  hbsp_free(&w);
+  *b += !run_case(t->g, &z, &o, NULL);
+}
+
+static void test_summa_sizes(void) {
+  on_auto_grid(summa_sizes_on);
 }
 
 /* Panel widths that do not match the blocks: panels cross block boundaries and come in pieces;
  * every broadcast algorithm gives the same bits as the native one. */
-static void test_summa_panels(void) {
-  hbsp_env w;
-  hbsp_init(MPI_COMM_WORLD, &w);
-  int P = hbsp_size(w), bad = 0;
-  hgrid g;
-  hgrid_create(w, 0, 0, &g);
+static void summa_panels_on(const tgrid *t, void *bad) {
+  int *b = bad;
   mcase c = {'N', 'N', 23, 29, 50, 4, 5, 3, 4, 4, 4, 1.0, 1.0}; /* k-blocks 5 (A) and 3 (B) */
-  int64_t mn = c.m * c.n;
-  double *ref = ht_rank() == 0 ? malloc((size_t)mn * sizeof(double)) : NULL;
-  double *got = ht_rank() == 0 ? malloc((size_t)mn * sizeof(double)) : NULL;
+  double *ref = results(c.m * c.n);
   const int bs[] = {1, 3, 8, 13, 64};
   for (int i = 0; i < 5; i++) {
     hla_opts o = alg_opts(HLA_MM_SUMMA, bs[i]);
-    bad += !run_case(g, &c, &o, ref);
+    *b += !run_case(t->g, &c, &o, ref);
     const hbsp_alg algs[] = {HBSP_NATIVE, HBSP_BINOMIAL, HBSP_FLAT, HBSP_PIPELINE,
                              HBSP_SCATTER_ALLGATHER};
     for (int a = 0; a < 5 && i == 2; a++) {
       o.bcast.alg = algs[a];
       o.bcast.segment = 64;
-      bad += !run_case(g, &c, &o, got);
-      if (ht_rank() == 0) bad += memcmp(ref, got, (size_t)mn * sizeof(double)) != 0;
+      *b += run_same(t->g, &c, &o, ref);
     }
   }
-  MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  (void)P;
-  CU_ASSERT_EQUAL(bad, 0);
-  free(ref), free(got);
-  hgrid_free(&g);
-  hbsp_free(&w);
+  free(ref);
+}
+
+static void test_summa_panels(void) {
+  on_auto_grid(summa_panels_on);
 }
 
 /* ---------------------------------------------------------------- HSUMMA */
 
 /* Every group arrangement I x J of every grid shape, Mo = b and Mo = 3b: correct, and bitwise
  * equal to SUMMA with the same b. */
-static void test_hsumma_groups(void) {
-  hbsp_env w;
-  hbsp_init(MPI_COMM_WORLD, &w);
-  int P = hbsp_size(w), Ms[16], ns = shapes(P, Ms), bad = 0;
+static void hsumma_groups_on(const tgrid *t, void *bad) {
+  int *b = bad, M = t->M, N = t->N;
   mcase c = {'N', 'N', 29, 31, 45, 3, 4, 4, 3, 3, 3, 1.25, -0.5};
-  int64_t mn = c.m * c.n;
-  double *ref = ht_rank() == 0 ? malloc((size_t)mn * sizeof(double)) : NULL;
-  double *got = ht_rank() == 0 ? malloc((size_t)mn * sizeof(double)) : NULL;
+  double *ref = results(c.m * c.n);
   hla_report rep;
-  for (int s = 0; s < ns; s++) {
-    int M = Ms[s], N = P / M;
-    hgrid g;
-    hgrid_create(w, M, N, &g);
-    hla_opts o = alg_opts(HLA_MM_SUMMA, 4);
-    bad += !run_case(g, &c, &o, ref);
-    for (int I = 1; I <= M; I++)
-      for (int J = 1; J <= N; J++) {
-        if (M % I || N % J) continue;
-        for (int mo = 1; mo <= 3; mo += 2) {
-          hla_opts h = alg_opts(HLA_MM_HSUMMA, 4);
-          h.groups_row = I, h.groups_col = J, h.outer_block = 4 * mo, h.report = &rep;
-          bad += !run_case(g, &c, &h, got);
-          bad += !(rep.mm_alg == HLA_MM_HSUMMA && rep.groups_row == I && rep.groups_col == J &&
-                   rep.outer_block == 4 * mo && rep.inner_block == 4);
-          if (ht_rank() == 0 && memcmp(ref, got, (size_t)mn * sizeof(double)) != 0) {
-            printf("  HSUMMA %dx%d groups %dx%d Mo %d differs from SUMMA\n", M, N, I, J, 4 * mo);
-            bad++;
-          }
-        }
+  hla_opts o = alg_opts(HLA_MM_SUMMA, 4);
+  *b += !run_case(t->g, &c, &o, ref);
+  for (int I = 1; I <= M; I++)
+    for (int J = 1; J <= N; J++) {
+      if (M % I || N % J) continue;
+      for (int mo = 1; mo <= 3; mo += 2) {
+        hla_opts h = alg_opts(HLA_MM_HSUMMA, 4);
+        h.groups_row = I, h.groups_col = J, h.outer_block = 4 * mo, h.report = &rep;
+        *b += run_same(t->g, &c, &h, ref);
+        *b += !(rep.mm_alg == HLA_MM_HSUMMA && rep.groups_row == I && rep.groups_col == J &&
+                rep.outer_block == 4 * mo && rep.inner_block == 4);
       }
-    hgrid_free(&g);
-  }
-  MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  CU_ASSERT_EQUAL(bad, 0);
-  free(ref), free(got);
-  hbsp_free(&w);
+    }
+  free(ref);
+}
+
+static void test_hsumma_groups(void) {
+  on_every_grid(hsumma_groups_on);
 }
 
 /* HSUMMA with transposes, remapped operands and opts->groups = G; bitwise equal to SUMMA. */
-static void test_hsumma_trans(void) {
-  hbsp_env w;
-  hbsp_init(MPI_COMM_WORLD, &w);
-  int P = hbsp_size(w), bad = 0;
-  hgrid g;
-  hgrid_create(w, 0, 0, &g);
+static void hsumma_trans_on(const tgrid *t, void *bad) {
+  int *b = bad, P = ht_size();
   mcase c = {'T', 'T', 17, 23, 40, 5, 2, 3, 3, 4, 2, -1.0, 0.0};
-  int64_t mn = c.m * c.n;
-  double *ref = ht_rank() == 0 ? malloc((size_t)mn * sizeof(double)) : NULL;
-  double *got = ht_rank() == 0 ? malloc((size_t)mn * sizeof(double)) : NULL;
+  double *ref = results(c.m * c.n);
   hla_opts o = alg_opts(HLA_MM_SUMMA, 3);
-  bad += !run_case(g, &c, &o, ref);
+  *b += !run_case(t->g, &c, &o, ref);
   for (int G = 1; G <= P; G++) {
     if (P % G) continue;
     hla_opts h = alg_opts(HLA_MM_HSUMMA, 3);
     h.groups = G, h.outer_block = 6;
-    bad += !run_case(g, &c, &h, got);
-    if (ht_rank() == 0) bad += memcmp(ref, got, (size_t)mn * sizeof(double)) != 0;
+    *b += run_same(t->g, &c, &h, ref);
   }
-  MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  CU_ASSERT_EQUAL(bad, 0);
-  free(ref), free(got);
-  hgrid_free(&g);
-  hbsp_free(&w);
+  free(ref);
+}
+
+static void test_hsumma_trans(void) {
+  on_auto_grid(hsumma_trans_on);
 }
 
 /* ---------------------------------------------------------------- 3D */
 
 /* Every replication c dividing M or N, every grid shape (2 x 2 x 2 cubes at P = 8 from the 2 x 4
  * and 4 x 2 grids); c = 1; k not a multiple of c b. */
-static void test_3d(void) {
-  hbsp_env w;
-  hbsp_init(MPI_COMM_WORLD, &w);
-  int P = hbsp_size(w), Ms[16], ns = shapes(P, Ms), bad = 0;
+static void threed_on(const tgrid *t, void *bad) {
+  int *b = bad, M = t->M, N = t->N;
   hla_report rep;
-  for (int s = 0; s < ns; s++) {
-    int M = Ms[s], N = P / M;
-    hgrid g;
-    hgrid_create(w, M, N, &g);
-    for (int c = 1; c <= P; c++) {
-      if (M % c && N % c) continue;
-      hla_opts o = alg_opts(HLA_MM_3D, 4);
-      o.replication = c, o.report = &rep;
-      mcase c1 = {'N', 'N', 19, 26, 45, 3, 4, 4, 3, 3, 2, 0.5, 2.0};
-      mcase c2 = {'T', 'N', 26, 19, 7, 3, 4, 4, 3, 2, 3, 1.0, 0.0};
-      bad += !run_case(g, &c1, &o, NULL);
-      bad += !(rep.mm_alg == HLA_MM_3D && rep.replication == c);
-      bad += !run_case(g, &c2, &o, NULL);
-    }
-    hgrid_free(&g);
+  for (int c = 1; c <= M * N; c++) {
+    if (M % c && N % c) continue;
+    hla_opts o = alg_opts(HLA_MM_3D, 4);
+    o.replication = c, o.report = &rep;
+    mcase c1 = {'N', 'N', 19, 26, 45, 3, 4, 4, 3, 3, 2, 0.5, 2.0};
+    mcase c2 = {'T', 'N', 26, 19, 7, 3, 4, 4, 3, 2, 3, 1.0, 0.0};
+    *b += !run_case(t->g, &c1, &o, NULL);
+    *b += !(rep.mm_alg == HLA_MM_3D && rep.replication == c);
+    *b += !run_case(t->g, &c2, &o, NULL);
   }
-  CU_ASSERT_EQUAL(bad, 0);
-  hbsp_free(&w);
+}
+
+static void test_3d(void) {
+  on_every_grid(threed_on);
 }
 
 /* Refusals: a c that divides neither grid dimension (HLA_ERR_ARG), a memory bound too small
  * (HLA_ERR_NOMEM); C untouched. */
 static void test_3d_refuse(void) {
-  hbsp_env w;
-  hbsp_init(MPI_COMM_WORLD, &w);
-  int P = hbsp_size(w);
-  hgrid g;
-  hgrid_create(w, 0, 0, &g);
-  hmat A, B, C;
-  hmat_create(g, 30, 40, 4, 4, &A);
-  hmat_create(g, 40, 20, 4, 4, &B);
-  hmat_create(g, 30, 20, 4, 4, &C);
+  tgrid t = tgrid_world(0, 0);
+  int P = ht_size();
   uint64_t s = 7;
-  hmat_fill(C, entry, &s);
+  hmat A = ht_mat(t.g, 30, 40, 4, 4, NULL, NULL), B = ht_mat(t.g, 40, 20, 4, 4, NULL, NULL);
+  hmat C = ht_mat(t.g, 30, 20, 4, 4, ht_entry, &s);
   hla_opts o = alg_opts(HLA_MM_3D, 4);
   o.replication = P + 1;
   CU_ASSERT(ht_all(MPI_COMM_WORLD, hmatmul('N', 'N', 1, A, B, 0, C, &o) == HLA_ERR_ARG));
   if (P > 1) {
-    o.replication = P; /* a 1 x P grid is the default for primes: P divides N */
-    int M;
-    hgrid_shape(g, &M, NULL, NULL, NULL);
-    o.replication = M > 1 ? M : P;
-    o.mem_bound = 100; /* bytes */
+    o.replication = t.M > 1 ? t.M : P; /* a 1 x P grid is the default for primes: P divides N */
+    o.mem_bound = 100;                 /* bytes */
     CU_ASSERT(ht_all(MPI_COMM_WORLD, hmatmul('N', 'N', 1, A, B, 0, C, &o) == HLA_ERR_NOMEM));
     o.mem_bound = 1e9;
     CU_ASSERT(ht_all(MPI_COMM_WORLD, hmatmul('N', 'N', 1, A, B, 0, C, &o) == HLA_OK));
-    hmat_fill(C, entry, &s);
+    hmat_fill(C, ht_entry, &s);
   }
-  double *c;
-  int64_t lld, mloc, nloc;
-  hmat_local(C, &c, &lld, &mloc, &nloc);
-  int same = 1;
-  for (int64_t j = 0; j < nloc; j++)
-    for (int64_t i = 0; i < mloc; i++)
-      same &= c[i + j * lld] == ht_rand_entry(s, hmat_l2g_row(C, i), hmat_l2g_col(C, j));
-  CU_ASSERT(ht_all(MPI_COMM_WORLD, same));
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, ht_local_is(C, ht_entry, &s)));
   hmat_free(&A), hmat_free(&B), hmat_free(&C);
-  hgrid_free(&g);
-  hbsp_free(&w);
+  tgrid_close(&t);
 }
 
 /* ---------------------------------------------------------------- automatic choice */
 
-static void test_auto(void) {
-  hbsp_env w;
-  hbsp_init(MPI_COMM_WORLD, &w);
-  int bad = 0;
-  hgrid g;
-  hgrid_create(w, 0, 0, &g);
+static void auto_on(const tgrid *t, void *bad) {
+  int *b = bad;
   mcase c1 = {'N', 'N', 37, 29, 21, 4, 4, 4, 4, 4, 4, 1.0, 1.0};
   mcase c2 = {'N', 'T', 9, 7, 90, 4, 4, 4, 4, 4, 4, 1.0, 0.0}; /* k large: 3D when possible */
-  bad += !run_case(g, &c1, NULL, NULL);
+  *b += !run_case(t->g, &c1, NULL, NULL);
   hla_opts o = HLA_OPTS_INIT;
   hla_report rep;
   o.report = &rep;
-  bad += !run_case(g, &c1, &o, NULL);
-  bad += !(rep.mm_alg >= HLA_MM_SUMMA && rep.mm_alg <= HLA_MM_3D && rep.why[0] != 0 &&
-           rep.inner_block == 21 && rep.seconds >= 0); /* widened panel, capped at k */
-  bad += !run_case(g, &c2, &o, NULL);
-  bad += !(rep.why[0] != 0);
-  CU_ASSERT_EQUAL(bad, 0);
-  hgrid_free(&g);
-  hbsp_free(&w);
+  *b += !run_case(t->g, &c1, &o, NULL);
+  *b += !(rep.mm_alg >= HLA_MM_SUMMA && rep.mm_alg <= HLA_MM_3D && rep.why[0] != 0 &&
+          rep.inner_block == 21 && rep.seconds >= 0); /* widened panel, capped at k */
+  *b += !run_case(t->g, &c2, &o, NULL);
+  *b += !(rep.why[0] != 0);
+}
+
+static void test_auto(void) {
+  on_auto_grid(auto_on);
 }
 
 /* ---------------------------------------------------------------- bad input */
 
 /* The error code on every rank and C unchanged. */
 static int refused(int code, int want, hmat C, uint64_t seed) {
-  double *c;
-  int64_t lld, mloc, nloc;
-  int same = code == want;
-  if (C != NULL) {
-    hmat_local(C, &c, &lld, &mloc, &nloc);
-    for (int64_t j = 0; j < nloc; j++)
-      for (int64_t i = 0; i < mloc; i++)
-        same &= c[i + j * lld] == ht_rand_entry(seed, hmat_l2g_row(C, i), hmat_l2g_col(C, j));
-  }
-  return ht_all(MPI_COMM_WORLD, same);
+  return ht_all(MPI_COMM_WORLD, code == want && (C == NULL || ht_local_is(C, ht_entry, &seed)));
 }
 
 static void test_bad_input(void) {
-  hbsp_env w;
-  hbsp_init(MPI_COMM_WORLD, &w);
-  int P = hbsp_size(w);
-  hgrid g, g2;
-  hgrid_create(w, 0, 0, &g);
-  hgrid_create(w, P, 1, &g2);
-  hmat A, B, C, A2, C2;
+  tgrid t = tgrid_world(0, 0);
+  int P = ht_size();
+  hgrid g = t.g, g2;
+  CU_ASSERT_EQUAL(hgrid_create(t.world, P, 1, &g2), HLA_OK);
   uint64_t s = 9;
-  hmat_create(g, 10, 12, 3, 3, &A);
-  hmat_create(g, 12, 8, 3, 3, &B);
-  hmat_create(g, 10, 8, 3, 3, &C);
-  hmat_create(g2, 10, 12, 3, 3, &A2);
-  hmat_create(g, 8, 10, 3, 3, &C2);
-  hmat_fill(C, entry, &s);
-  hmat_fill(C2, entry, &s);
+  hmat A = ht_mat(g, 10, 12, 3, 3, NULL, NULL), B = ht_mat(g, 12, 8, 3, 3, NULL, NULL);
+  hmat C = ht_mat(g, 10, 8, 3, 3, ht_entry, &s), A2 = ht_mat(g2, 10, 12, 3, 3, NULL, NULL);
+  hmat C2 = ht_mat(g, 8, 10, 3, 3, ht_entry, &s);
   hla_opts o = HLA_OPTS_INIT;
 
   CU_ASSERT(refused(hmatmul('N', 'N', 1, NULL, B, 1, C, NULL), HLA_ERR_ARG, C, s));
@@ -432,7 +378,7 @@ static void test_bad_input(void) {
   /* Arguments that differ between ranks. */
   CU_ASSERT(refused(hmatmul('N', 'N', ht_rank() == 0 ? 2.0 : 1.0, A, B, 1, C, NULL),
                     P > 1 ? HLA_ERR_ARG : HLA_OK, P > 1 ? C : NULL, s));
-  hmat_fill(C, entry, &s);
+  hmat_fill(C, ht_entry, &s);
   /* Bad options. */
   o.mm_alg = 7;
   CU_ASSERT(refused(hmatmul('N', 'N', 1, A, B, 1, C, &o), HLA_ERR_ARG, C, s));
@@ -451,20 +397,12 @@ static void test_bad_input(void) {
   CU_ASSERT(refused(hmatmul('N', 'N', 1, A, B, 1, C, &o), HLA_ERR_ARG, C, s));
 
   hmat_free(&A), hmat_free(&B), hmat_free(&C), hmat_free(&A2), hmat_free(&C2);
-  hgrid_free(&g), hgrid_free(&g2);
-  hbsp_free(&w);
+  hgrid_free(&g2);
+  tgrid_close(&t);
 }
 
 void hla_test_register(void) {
-  CU_pSuite s = CU_add_suite("matmul", NULL, NULL);
-  HT_ADD(s, test_summa_grids);
-  HT_ADD(s, test_summa_trans);
-  HT_ADD(s, test_summa_sizes);
-  HT_ADD(s, test_summa_panels);
-  HT_ADD(s, test_hsumma_groups);
-  HT_ADD(s, test_hsumma_trans);
-  HT_ADD(s, test_3d);
-  HT_ADD(s, test_3d_refuse);
-  HT_ADD(s, test_auto);
-  HT_ADD(s, test_bad_input);
+  HT_SUITE("matmul", test_summa_grids, test_summa_trans, test_summa_sizes, test_summa_panels,
+           test_hsumma_groups, test_hsumma_trans, test_3d, test_3d_refuse, test_auto,
+           test_bad_input);
 }

@@ -9,19 +9,11 @@
 #include <string.h>
 #include "harness.h"
 
-static double entry(int64_t i, int64_t j, void *ctx) {
-  return ht_rand_entry(*(uint64_t *)ctx, i, j);
-}
-
 /* C := op(A) op(B) with opts; the gathered C on rank 0 into out (m n doubles). */
 static int mult(hgrid g, int64_t m, int64_t n, int64_t k, const hla_opts *o, double *out) {
-  hmat A, B, C;
   uint64_t sa = 5, sb = 6;
-  hmat_create(g, m, k, 4, 4, &A);
-  hmat_create(g, k, n, 4, 4, &B);
-  hmat_create(g, m, n, 4, 4, &C);
-  hmat_fill(A, entry, &sa);
-  hmat_fill(B, entry, &sb);
+  hmat A = ht_mat(g, m, k, 4, 4, ht_entry, &sa), B = ht_mat(g, k, n, 4, 4, ht_entry, &sb);
+  hmat C = ht_mat(g, m, n, 4, 4, NULL, NULL);
   int e = hmatmul('N', 'N', 1.0, A, B, 0.0, C, o);
   hmat_gather(C, 0, out, m);
   hmat_free(&A), hmat_free(&B), hmat_free(&C);
@@ -29,11 +21,9 @@ static int mult(hgrid g, int64_t m, int64_t n, int64_t k, const hla_opts *o, dou
 }
 
 static void test_auto_hsumma(void) {
-  hbsp_env w;
-  hbsp_init(MPI_COMM_WORLD, &w);
-  int P = hbsp_size(w), rank = ht_rank();
-  hgrid g;
-  hgrid_create(w, 1, P, &g); /* rows of P ranks cross the two nodes */
+  int P = ht_size(), rank = ht_rank();
+  tgrid row = tgrid_world(1, P); /* rows of P ranks cross the two nodes */
+  hgrid g = row.g;
   const int64_t m = 21, n = 34, k = 40;
   double *ref = rank == 0 ? malloc(m * n * sizeof(double)) : NULL;
   double *got = rank == 0 ? malloc(m * n * sizeof(double)) : NULL;
@@ -53,7 +43,7 @@ static void test_auto_hsumma(void) {
     for (int64_t j = 0; j < n; j++)
       for (int64_t i = 0; i < m; i++) {
         double c = 0;
-        for (int64_t l = 0; l < k; l++) c += entry(i, l, &sa) * entry(l, j, &sb);
+        for (int64_t l = 0; l < k; l++) c += ht_entry(i, l, &sa) * ht_entry(l, j, &sb);
         err = fmax(err, fabs(c - got[i + j * m]));
       }
     CU_ASSERT(err <= 16 * 0.25 * (double)k * DBL_EPSILON);
@@ -68,11 +58,9 @@ static void test_auto_hsumma(void) {
     CU_ASSERT(err <= 16 * 0.25 * (double)k * DBL_EPSILON);
   }
   free(ref), free(got);
-  hgrid_free(&g);
-  hbsp_free(&w);
+  tgrid_close(&row);
 }
 
 void hla_test_register(void) {
-  CU_pSuite s = CU_add_suite("matmul_nodes", NULL, NULL);
-  HT_ADD(s, test_auto_hsumma);
+  HT_SUITE("matmul_nodes", test_auto_hsumma);
 }

@@ -12,10 +12,6 @@
 #include <unistd.h>
 #include "harness.h"
 
-static double entry(int64_t i, int64_t j, void *ctx) {
-  return ht_rand_entry(*(uint64_t *)ctx, i, j);
-}
-
 /* rank 0's path for this run (the same on every rank). */
 static void tmp_path(char *buf, size_t size, const char *name) {
   int pid = (int)getpid();
@@ -24,8 +20,7 @@ static void tmp_path(char *buf, size_t size, const char *name) {
 }
 
 static void test_probe_and_file(void) {
-  hbsp_env w;
-  hbsp_init(MPI_COMM_WORLD, &w);
+  hbsp_env w = ht_world();
   int P = hbsp_size(w);
   hplan_machine m, r0;
   CU_ASSERT(ht_all(MPI_COMM_WORLD, hplan_probe(w, &m) == HLA_OK));
@@ -82,13 +77,9 @@ static void test_probe_and_file(void) {
 /* C := A B with opts on g (blocks from the planner when blk = 0); the error against a serial
  * product on rank 0 (every rank gets it) and the report. */
 static double mult_err(hgrid g, int64_t n, int blk, const hla_opts *o, int *code) {
-  hmat A, B, C;
   uint64_t sa = 11, sb = 12;
-  hmat_create(g, n, n, blk, blk, &A);
-  hmat_create(g, n, n, blk, blk, &B);
-  hmat_create(g, n, n, blk, blk, &C);
-  hmat_fill(A, entry, &sa);
-  hmat_fill(B, entry, &sb);
+  hmat A = ht_mat(g, n, n, blk, blk, ht_entry, &sa), B = ht_mat(g, n, n, blk, blk, ht_entry, &sb);
+  hmat C = ht_mat(g, n, n, blk, blk, NULL, NULL);
   *code = hmatmul('N', 'N', 1.0, A, B, 0.0, C, o);
   double *got = ht_rank() == 0 ? malloc(sizeof(double) * n * n) : NULL;
   hmat_gather(C, 0, got, n);
@@ -97,7 +88,7 @@ static double mult_err(hgrid g, int64_t n, int blk, const hla_opts *o, int *code
     for (int64_t j = 0; j < n; j++)
       for (int64_t i = 0; i < n; i++) {
         double c = 0;
-        for (int64_t l = 0; l < n; l++) c += entry(i, l, &sa) * entry(l, j, &sb);
+        for (int64_t l = 0; l < n; l++) c += ht_entry(i, l, &sa) * ht_entry(l, j, &sb);
         err = fmax(err, fabs(c - got[i + j * n]));
       }
     err /= 0.25 * (double)n * DBL_EPSILON;
@@ -108,9 +99,18 @@ static double mult_err(hgrid g, int64_t n, int blk, const hla_opts *o, int *code
   return err;
 }
 
+/* An n x n matrix on g with the automatic blocks (hmat_create(.., 0, 0)) gets want x want. */
+static void check_auto_blocks(hgrid g, int64_t n, int want) {
+  hmat A;
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, hmat_create(g, n, n, 0, 0, &A) == HLA_OK));
+  int mb, nb;
+  hmat_blocks(A, &mb, &nb);
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, mb == want && nb == want));
+  hmat_free(&A);
+}
+
 static void test_auto_calls_with_model(void) {
-  hbsp_env w;
-  hbsp_init(MPI_COMM_WORLD, &w);
+  hbsp_env w = ht_world();
   int P = hbsp_size(w);
   hgrid g;
   CU_ASSERT(ht_all(MPI_COMM_WORLD, hgrid_create(w, 0, 0, &g) == HLA_OK)); /* HLA_PLAN=off */
@@ -131,12 +131,7 @@ static void test_auto_calls_with_model(void) {
   hplan_ranking *r = malloc(sizeof *r);
   CU_ASSERT_EQUAL(hplan_lu_rank(&m, n, &t, r), HLA_OK);
   int want = r->cand[0].nb;
-  hmat A;
-  CU_ASSERT(ht_all(MPI_COMM_WORLD, hmat_create(g, n, n, 0, 0, &A) == HLA_OK));
-  int mb, nb;
-  hmat_blocks(A, &mb, &nb);
-  CU_ASSERT(ht_all(MPI_COMM_WORLD, mb == want && nb == want));
-  hmat_free(&A);
+  check_auto_blocks(g, n, want);
 
   /* hmatmul with every field automatic: the planner chooses, the result is right */
   hla_report rep;
@@ -157,12 +152,8 @@ static void test_auto_calls_with_model(void) {
                                        rep.predicted_seconds > 0));
 
   /* hla_gesv with every field automatic */
-  hmat B;
   uint64_t sa = 21, sb = 22;
-  hmat_create(g, n, n, 0, 0, &A);
-  hmat_create(g, n, 2, want, want, &B);
-  hmat_fill(A, entry, &sa);
-  hmat_fill(B, entry, &sb);
+  hmat A = ht_mat(g, n, n, 0, 0, ht_entry, &sa), B = ht_mat(g, n, 2, want, want, ht_entry, &sb);
   int64_t *ipiv = malloc(sizeof(int64_t) * n);
   hla_opts lo = HLA_OPTS_INIT;
   lo.report = &rep;
@@ -178,8 +169,8 @@ static void test_auto_calls_with_model(void) {
   if (x) {
     for (int c = 0; c < 2; c++)
       for (int64_t i = 0; i < n; i++) {
-        double s2 = -entry(i, c, &sb);
-        for (int64_t j = 0; j < n; j++) s2 += entry(i, j, &sa) * x[j + c * n];
+        double s2 = -ht_entry(i, c, &sb);
+        for (int64_t j = 0; j < n; j++) s2 += ht_entry(i, j, &sa) * x[j + c * n];
         res = fmax(res, fabs(s2));
       }
   }
@@ -193,8 +184,7 @@ static void test_auto_calls_with_model(void) {
 
 /* hgrid_create(0, 0) reads the machine file (HLA_PLAN=load) and takes the planner's grid. */
 static void test_grid_from_file(void) {
-  hbsp_env w;
-  hbsp_init(MPI_COMM_WORLD, &w);
+  hbsp_env w = ht_world();
   int P = hbsp_size(w);
   char path[256];
   tmp_path(path, sizeof path, "synthetic.json");
@@ -231,12 +221,7 @@ static void test_grid_from_file(void) {
   for (int d = 1; d * d <= P; d++)
     if (P % d == 0) Ms = d;
   CU_ASSERT(ht_all(MPI_COMM_WORLD, M == Ms && N == P / Ms));
-  hmat A;
-  hmat_create(g, 500, 500, 0, 0, &A);
-  int mb, nb;
-  hmat_blocks(A, &mb, &nb);
-  CU_ASSERT(ht_all(MPI_COMM_WORLD, mb == HMAT_DEFAULT_BLOCK && nb == HMAT_DEFAULT_BLOCK));
-  hmat_free(&A);
+  check_auto_blocks(g, 500, HMAT_DEFAULT_BLOCK);
   hla_report rep;
   hla_opts o = HLA_OPTS_INIT;
   o.report = &rep;
@@ -253,8 +238,5 @@ static void test_grid_from_file(void) {
 }
 
 void hla_test_register(void) {
-  CU_pSuite s = CU_add_suite("plan", NULL, NULL);
-  HT_ADD(s, test_probe_and_file);
-  HT_ADD(s, test_auto_calls_with_model);
-  HT_ADD(s, test_grid_from_file);
+  HT_SUITE("plan", test_probe_and_file, test_auto_calls_with_model, test_grid_from_file);
 }

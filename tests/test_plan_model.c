@@ -421,20 +421,9 @@ static void test_save_load(void) {
 }
 
 void hla_test_register(void) {
-  CU_pSuite s = CU_add_suite("plan_model", NULL, NULL);
-  HT_ADD(s, test_two_level_ends_are_base);
-  HT_ADD(s, test_optimum_sqrt_p);
-  HT_ADD(s, test_crossovers);
-  HT_ADD(s, test_pipeline_segment);
-  HT_ADD(s, test_hsumma_ends_are_summa);
-  HT_ADD(s, test_hsumma_crossover);
-  HT_ADD(s, test_exascale_table);
-  HT_ADD(s, test_partners);
-  HT_ADD(s, test_relabel_kl);
-  HT_ADD(s, test_relabel_climb);
-  HT_ADD(s, test_planner_hsumma_vs_summa);
-  HT_ADD(s, test_planner_3d_memory);
-  HT_ADD(s, test_planner_lu);
-  HT_ADD(s, test_planner_placements);
-  HT_ADD(s, test_save_load);
+  HT_SUITE("plan_model", test_two_level_ends_are_base, test_optimum_sqrt_p, test_crossovers,
+           test_pipeline_segment, test_hsumma_ends_are_summa, test_hsumma_crossover,
+           test_exascale_table, test_partners, test_relabel_kl, test_relabel_climb,
+           test_planner_hsumma_vs_summa, test_planner_3d_memory, test_planner_lu,
+           test_planner_placements, test_save_load);
 }
