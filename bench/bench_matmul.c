@@ -42,6 +42,7 @@
 #include <omp.h>
 #include "hla.h"
 #include "json_read.h"
+#include "dist/dist_impl.h"
 #include "kernels/kernels.h"
 
 /* ---------------------------------------------------------------- ScaLAPACK / BLACS */
@@ -357,8 +358,12 @@ int main(int argc, char **argv) {
     int need = o.node || o.check;
     if (rank == 0 && need) {
       size_t bytes = (size_t)(n * n) * sizeof(double);
-      Af = malloc(bytes), Bf = malloc(bytes), Cref = malloc(bytes);
-      if (o.check) Cfull = malloc(bytes);
+      /* hla's allocator (huge pages where the kernel gives them on request), so that the node
+       * limit runs on the same kind of memory as hla's matrices */
+      Af = hdist_alloc((int64_t)(bytes / sizeof(double))),
+      Bf = hdist_alloc((int64_t)(bytes / sizeof(double)));
+      Cref = hdist_alloc((int64_t)(bytes / sizeof(double)));
+      if (o.check) Cfull = hdist_alloc((int64_t)(bytes / sizeof(double)));
       for (int64_t j = 0; j < n; j++)
         for (int64_t i = 0; i < n; i++) {
           Af[i + j * n] = gen(i, j, &sa);

@@ -21,6 +21,9 @@ set -euo pipefail
 n=${1:?N}; nb=${2:?NB}; p=${3:?P}; q=${4:?Q}; reps=${5:-3}
 hpcc=${HPCC:-hpcc}
 inf=${HPCC_INF:-/usr/share/doc/hpcc/examples/_hpccinf.txt}
+# hpcc allocates with malloc: it gets huge pages only under THP "always" (hla asks for them)
+thp=$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || true)
+echo "# transparent huge pages: ${thp:-unknown}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1} OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 IFS=, read -r -a ns <<<"$n"
