@@ -22,7 +22,8 @@
  * No global synchronisation inside the loop: only row and column environments (subset syncs).
  *
  * BSP cost per block step (flat; R = ceil((n - j0)/M) rows, C = ceil((n - j0)/N) columns):
- *   panel  jb (l_c + hlu_maxloc) + log2 jb broadcasts of <= jb^2/4 words + 2 R jb^2 flops on pc;
+ *   panel  jb (l_c + hlu_maxloc) (M <= HLU_PANEL_FUSE_MAX: jb allgathers of M (2 jb + 2) words)
+ *          + log2 jb broadcasts of <= jb^2/4 words + 2 R jb^2 flops on pc;
  *   L      R jb g_r + l_r (binomial broadcast: log2 N times);   swaps 2 jb C g_c + l_c (right);
  *   U      jb^2 C flops on pr + jb C g_c + l_c;                  update 2 R jb C flops.
  * Summed over n / nb steps: 2 n^3 / (3 P) flops + O(n^2 (1/M + 1/N)) words + O(n) l_c + O(n/nb)
@@ -310,9 +311,9 @@ static void pack_l(const hlu_ctx *c, double *lb, const int64_t *ipiv, int64_t j0
  * piece (shared memory with single-copy: the receiver copies it itself) it needs little help from
  * the busy sender. Where it cannot (no single-copy, as in many containers; across a network
  * without progress threads) the message only moves while both sides are inside MPI, here between
- * the update's slices: on 16 cores without single-copy that cost 1 x 8 rows 30 % and 1 x 16
- * (MPI_Ibcast) more against the blocking broadcast (bench/results/device_16core.md), while on 1 x
- * 2 and 4 x 4 the two were within a few percent. Wider rows therefore broadcast in step. */
+ * the update's slices: on 16 cores without single-copy, process rows of 8 ranks lost 30 % and rows
+ * of 16 (MPI_Ibcast) more against the blocking broadcast (bench/results/device_16core.md), while
+ * rows of 2 and 4 were within a few percent. Wider rows therefore broadcast in step. */
 #define HLU_TAG_L (HBSP_TAG_RESERVED + 100)
 
 typedef struct {

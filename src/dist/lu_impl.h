@@ -185,7 +185,8 @@ int hlu_swap_left(hlu_ctx *ctx, const int64_t *ipiv);
  * the process column that owns it; ipiv[j0..j0+jb) and *info (first zero pivot, global, or -1) are
  * set on every rank of that column. Called by the ranks of that process column only.
  * Collective over ctx->collv.env. BSP cost: per column hlu_pivot + one superstep exchanging the
- * pivot row (h = M jb), per recursion level a broadcast of the U12 block (<= jb^2/4 words), and
+ * pivot row (h = M jb), or (flat, M <= HLU_PANEL_FUSE_MAX) one allgather of M (2 jb + 2) words;
+ * per recursion level a broadcast of the U12 block (<= jb^2/4 words), and
  * about 2 (n - j0) jb^2 / M flops; M = 1: the node-local recursive kernel, no communication. */
 int hlu_panel(hlu_ctx *ctx, int64_t j0, int jb, int64_t *ipiv, int64_t *info);
 
