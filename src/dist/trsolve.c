@@ -108,7 +108,7 @@ static int fanin(hlu_ctx *c, hmat B, char uplo, double *Y, double *W, double *s,
     const int jb = (int)(n - j0 < nb ? n - j0 : nb);
     const int pc = (int)(k % N), pr = (int)(k % M);
     const int64_t il0 = hmat_numroc(j0, nb, me_r, M), il1 = hmat_numroc(j0 + jb, nb, me_r, M);
-    const double *Tk = c->a + hmat_idx_g2l(j0, nb, N) * lld; /* my column block k */
+    const double *Tk = me_c == pc ? c->a + hmat_idx_g2l(j0, nb, N) * lld : NULL; /* block k */
     if (me_r == pr) {
       /* 1. */
       for (int64_t j = 0; j < nrhs; j++)
