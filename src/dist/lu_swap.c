@@ -119,13 +119,9 @@ int hlu_move_rows(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, 
   size_t nmsg;
   HLA_CALL(hbsp_qsize(col, &nmsg, NULL));
   for (size_t m = 0; m < nmsg; m++) {
-    size_t bytes, got;
-    HLA_CALL(hbsp_peek(col, &bytes, NULL));
-    ctx->msg.n = 0;
-    if (hla_buf_reserve(&ctx->msg, bytes) != HLA_OK)
-      return HBSP_FAIL(col, HLA_ERR_NOMEM, "LU row move: out of memory");
-    double *buf = (double *)ctx->msg.p;
-    HLA_CALL(hbsp_move(col, NULL, buf, bytes, &got));
+    size_t got;
+    double *buf;
+    HLA_CALL(hdist_move_next(col, &ctx->msg, "LU row move", &buf, &got));
     int64_t cnt = ((const int64_t *)buf)[0];
     size_t words = (size_t)(1 + cnt + cnt * ncols);
     if (cnt < 1 || got != words * sizeof(double))

@@ -180,13 +180,9 @@ static int fanin_to_b(hlu_ctx *c, hmat B, const double *Y) {
   size_t nmsg;
   HLA_CALL(hbsp_qsize(row, &nmsg, NULL));
   for (size_t q = 0; q < nmsg; q++) {
-    size_t bytes, got;
-    HLA_CALL(hbsp_peek(row, &bytes, NULL));
-    c->msg.n = 0;
-    if (hla_buf_reserve(&c->msg, bytes) != HLA_OK)
-      return HBSP_FAIL(row, HLA_ERR_NOMEM, "LU solve: out of memory for the solution");
-    double *m = (double *)c->msg.p;
-    HLA_CALL(hbsp_move(row, NULL, m, bytes, &got));
+    size_t got;
+    double *m;
+    HLA_CALL(hdist_move_next(row, &c->msg, "LU solve", &m, &got));
     const int src = (int)m[0];
     const double *v = m + 1;
     for (int64_t jj = 0; jj < B->nloc; jj++)
