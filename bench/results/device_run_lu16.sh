@@ -1,22 +1,32 @@
 #!/usr/bin/env bash
+# Device calls 3 and 4 (bench/results/device_16core.md): build, then LU at P = 16 with bench_lu's
+# phase line.   bench/results/device_run_lu16.sh 3|4
 # Run on the device from the repository root with .dev/ prepared as bench/device_scaling.sh says
 # (the .debs and a git archive of the commit under test); results under $OUT.
-# one device call: build, then LU phases at P = 16 (see bench/results/device_16core.md)
 cd "$(dirname "$0")/../.."  # the repository root (this file lives in bench/results)
 export OUT=${OUT:-/tmp/o}
 bash bench/device_scaling.sh setup > /dev/null 2>&1 || { tail -20 $OUT/log.txt; exit 1; }
 B=/tmp/b
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 HLA_NUM_THREADS=1 HLA_PLAN=off
-cat /sys/kernel/mm/transparent_hugepage/enabled
-ompi_info --param btl vader --level 9 | grep single_copy_mechanism | head -1
-L=$OUT/lu16.txt
+L=$OUT/lu16_call${1:-3}.txt
 run() { echo "== $*" | tee -a $L; timeout 120 "$@" 2>&1 | grep -v "^#\|^{\|run=" | sed 's/ratio_lapack.*threads/threads/; s/why=.*//' | tee -a $L; }
-for g in 4x4 2x8; do
-  run mpiexec -n 16 --bind-to core $B/bench_lu --n 16384 --grid $g --nb 128 --reps 2 --only hla-flat
-  run mpiexec -n 16 --bind-to core $B/bench_lu --n 16384 --grid $g --nb 128 --reps 2 --only hla-flat --bcast binomial
-  run env HLA_VIRTUAL_NODES=4 mpiexec -n 16 --bind-to core $B/bench_lu --n 16384 --grid $g --nb 128 --reps 2 --only hla-hier
-done
-run mpiexec -n 16 --bind-to core $B/bench_lu --n 16384 --grid 4x4 --nb 256 --reps 2 --only hla-flat
-run mpiexec -n 16 --bind-to core $B/bench_lu --n 16384 --grid 1x16 --nb 128 --reps 2 --only hla-flat
+MPI="mpiexec -n 16 --bind-to core"
+# lu LAUNCHER BENCH_LU_ARGS...: the launcher is one word-split string
+lu() { local pre=$1; shift; run $pre $B/bench_lu --n 16384 --nb "${NB:-128}" --reps 2 "$@"; }
+if [ "${1:-3}" = 3 ]; then
+  cat /sys/kernel/mm/transparent_hugepage/enabled
+  ompi_info --param btl vader --level 9 | grep single_copy_mechanism | head -1
+  for g in 4x4 2x8; do
+    lu "$MPI" --grid $g --only hla-flat
+    lu "$MPI" --grid $g --only hla-flat --bcast binomial
+    lu "env HLA_VIRTUAL_NODES=4 $MPI" --grid $g --only hla-hier
+  done
+  NB=256 lu "$MPI" --grid 4x4 --only hla-flat
+  lu "$MPI" --grid 1x16 --only hla-flat
+else
+  for g in 2x8 1x16 4x4 8x2; do lu "$MPI" --grid $g --only hla-flat; done
+  HPL_GRIDS="4x4 2x8" LU_NBS=128 HPL_REPS=1 DEADLINE=200 bash bench/device_scaling.sh hpl 2>&1 |
+    grep -i "hpl n=\|gflops" | tee -a $L
+fi
 echo done
