@@ -198,20 +198,9 @@ static void finish_case(bcase *c, double *secs, double *res, int reps, int rank)
   if (rank == 0) fflush(stdout);
 }
 
-/* Wait for rank 0 without spinning on a core it needs. */
-static void idle_barrier(void) {
-  MPI_Request rq;
-  int done = 0;
-  MPI_Ibarrier(MPI_COMM_WORLD, &rq);
-  while (!done) {
-    MPI_Test(&rq, &done, MPI_STATUS_IGNORE);
-    if (!done) nanosleep(&(struct timespec){0, 1000000}, NULL);
-  }
-}
-
 /* ---------------------------------------------------------------- the implementations */
 
-static int run_lapack(int64_t n, int reps, int ranks_on_node, bcase *c) {
+static int run_lapack(hbsp_env env, int64_t n, int reps, int ranks_on_node, bcase *c) {
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   double secs[32], res[32];
@@ -243,7 +232,7 @@ static int run_lapack(int64_t n, int reps, int ranks_on_node, bcase *c) {
       free(ip);
       hkern_threads_apply(ranks_on_node, NULL);
     }
-    idle_barrier();
+    hbsp_idle_barrier(env); /* the others waited asleep: rank 0 had the node's cores */
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (!ok) break;
     MPI_Bcast(x, (int)n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
@@ -394,7 +383,7 @@ int main(int argc, char **argv) {
       hla_opts ho = HLA_OPTS_INIT;
       switch (m) {
       case 0:
-        ok = run_lapack(n, o.reps, ranks_on_node, c);
+        ok = run_lapack(env, n, o.reps, ranks_on_node, c);
         break;
       case 1:
         ok = run_scalapack(n, o.nb, o.M, o.N, o.reps, c);

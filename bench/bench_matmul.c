@@ -4,7 +4,7 @@
  * In one run, on the same cores, for each n (square n x n x n, C := A B):
  *   node    OpenBLAS dgemm in one process with all cores of the node: rank 0 runs it with the
  *           BLAS threads set to the core count while the other ranks wait in a sleeping barrier
- *           (MPI_Ibarrier polled every millisecond, so that they do not take cores from it);
+ *           (hbsp_idle_barrier: they sleep, so that they do not take cores from it);
  *   pdgemm  ScaLAPACK's pdgemm on the same grid and blocks, on the same local arrays;
  *   summa, hsumma, 3d, auto   hmatmul with that algorithm forced, and with opts = NULL.
  * Each case: one warm-up call, then --reps timed calls, each between two barriers; the time of a
@@ -138,17 +138,6 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* A barrier that sleeps while it waits, so that waiting ranks leave the cores to others. */
-static void sleeping_barrier(MPI_Comm comm) {
-  MPI_Request r;
-  int done = 0;
-  MPI_Ibarrier(comm, &r);
-  while (!done) {
-    MPI_Test(&r, &done, MPI_STATUS_IGNORE);
-    if (!done) nanosleep(&(struct timespec){0, 1000000}, NULL);
-  }
-}
-
 typedef int (*op_fn)(void *ctx);
 
 /* Median over reps of the time of op (max over ranks, between barriers), after a warm-up. */
@@ -210,7 +199,7 @@ static int run_node(void *p) {
 }
 
 /* Node limit: like time_op, but the waiting ranks sleep in the barriers. */
-static double time_node(node_case *nc, int reps, int cores, int threads) {
+static double time_node(hbsp_env env, node_case *nc, int reps, int cores, int threads) {
   double t[64];
   if (reps > 64) reps = 64;
   if (nc->a != NULL) {
@@ -219,12 +208,12 @@ static double time_node(node_case *nc, int reps, int cores, int threads) {
   }
   run_node(nc);
   for (int r = 0; r < reps; r++) {
-    sleeping_barrier(MPI_COMM_WORLD);
+    hbsp_idle_barrier(env);
     double t0 = MPI_Wtime();
     run_node(nc);
     t[r] = MPI_Wtime() - t0;
   }
-  sleeping_barrier(MPI_COMM_WORLD);
+  hbsp_idle_barrier(env);
   if (nc->a != NULL) {
     openblas_set_num_threads(threads);
     omp_set_num_threads(threads);
@@ -373,7 +362,7 @@ int main(int argc, char **argv) {
     node_case ncs = {n, Af, Bf, Cref};
     double t_node = 0, t_pd = 0;
     if (o.node) {
-      t_node = time_node(&ncs, o.reps, cores, threads);
+      t_node = time_node(env, &ncs, o.reps, cores, threads);
       print_case(rank, n, P, M, N, o.nb, cores, "node", t_node, t_node, 0, 0, NULL,
                  " (OpenBLAS dgemm, one process, all cores)");
     } else if (o.check) {

@@ -40,17 +40,6 @@ static double entry(int64_t i, int64_t j, void *seed) {
   return (double)((z ^ (z >> 31)) >> 11) * 0x1.0p-53 - 0.5 + (i == j ? 1.0 : 0.0);
 }
 
-/* Wait at a barrier without spinning, so that rank 0 has the node's cores to itself. */
-static void quiet_barrier(void) {
-  MPI_Request r;
-  int done = 0;
-  MPI_Ibarrier(MPI_COMM_WORLD, &r);
-  while (!done) {
-    MPI_Test(&r, &done, MPI_STATUS_IGNORE);
-    if (!done) usleep(1000);
-  }
-}
-
 /* The node-limit runs get the same kind of memory as hla's matrices (2 MiB-aligned, huge pages
  * asked for), touched before any timing: otherwise they would time page faults, not dgemm. */
 static double *big_alloc(int64_t count) {
@@ -160,7 +149,7 @@ int main(int argc, char **argv) {
     free(Cn), free(bn), free(lp);
     openblas_set_num_threads(1);
   }
-  quiet_barrier();
+  CHECK(world, hbsp_idle_barrier(world)); /* the others sleep: rank 0 had the cores to itself */
 
   int ok = 1;
   if (rank == 0) {

@@ -3,6 +3,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "harness.h"
 
 /* Near-square grid c = number of columns, used to split the world into rows and columns. */
@@ -223,7 +224,44 @@ static void test_env_bad_args(void) {
   hbsp_free(&w);
 }
 
+/* hbsp_idle_barrier waits for the last rank (here the last rank of a subset, late on purpose),
+ * leaves pending BSP state alone, and is subset-local. */
+static void test_idle_barrier(void) {
+  hbsp_env w = ht_world(), grp;
+  int s = hbsp_rank(w);
+  CU_ASSERT_EQUAL(hbsp_idle_barrier(NULL), HLA_ERR_ARG);
+  CU_ASSERT_EQUAL_FATAL(hbsp_split(w, s % 2, s, &grp), HLA_OK);
+  int n = hbsp_size(grp), r = hbsp_rank(grp);
+  double t_in, t_out;
+  int64_t box = -1, v = s;
+  hbsp_push_reg(grp, &box, sizeof box);
+  hbsp_sync(grp);
+  hbsp_put(grp, (r + 1) % n, &v, &box, 0, sizeof v); /* pending across the idle barrier */
+  if (r == n - 1) {
+    struct timespec ts = {0, 20000000};
+    nanosleep(&ts, NULL);
+  }
+  t_in = MPI_Wtime();
+  CU_ASSERT_EQUAL(hbsp_idle_barrier(grp), HLA_OK);
+  t_out = MPI_Wtime();
+  /* the late rank's arrival time, as every member sees it */
+  double arrive = r == n - 1 ? t_in : 0, latest;
+  MPI_Allreduce(&arrive, &latest, 1, MPI_DOUBLE, MPI_MAX, hbsp_comm(grp));
+  CU_ASSERT(t_out >= latest); /* one machine: every rank's MPI_Wtime reads the same clock */
+  CU_ASSERT_EQUAL(box, -1);   /* the put is still pending */
+  CU_ASSERT_EQUAL(hbsp_sync(grp), HLA_OK);
+  int from = (r - 1 + n) % n, src_world;
+  MPI_Sendrecv(&s, 1, MPI_INT, (r + 1) % n, 7, &src_world, 1, MPI_INT, from, 7, hbsp_comm(grp),
+               MPI_STATUS_IGNORE);
+  CU_ASSERT_EQUAL(box, src_world);
+  hbsp_pop_reg(grp, &box);
+  hbsp_sync(grp);
+  hbsp_free(&grp);
+  hbsp_free(&w);
+}
+
 void hla_test_register(void) {
   HT_SUITE("bsp_env", test_split_rows_cols, test_sync_scoping, test_concurrent_subsets,
-           test_reorder_twin, test_node, test_consistency_errors, test_env_bad_args);
+           test_reorder_twin, test_node, test_consistency_errors, test_env_bad_args,
+           test_idle_barrier);
 }

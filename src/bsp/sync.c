@@ -17,6 +17,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "bsp/sync.h"
 
 /* Largest single MPI message; also the scratch size if a receive buffer cannot be allocated. */
@@ -469,4 +470,16 @@ int hbsp_barrier(hbsp_env env) {
   int rc = hbsp_exchange(env, HBSP_STATE_BARRIER);
   hbsp_prof_end(env, "barrier");
   return rc;
+}
+
+int hbsp_idle_barrier(hbsp_env env) {
+  if (!env) return HLA_ERR_ARG;
+  MPI_Request r;
+  int done = 0;
+  HBSP_MPI(env, MPI_Ibarrier(hbsp_comm(env), &r));
+  for (;;) {
+    HBSP_MPI(env, MPI_Test(&r, &done, MPI_STATUS_IGNORE));
+    if (done) return HLA_OK;
+    nanosleep(&(struct timespec){0, 100000}, NULL);
+  }
 }

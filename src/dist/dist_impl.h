@@ -35,6 +35,10 @@ int hdist_check_same(hbsp_env env, const int64_t *v, int k, int *same);
  * transparent huge pages asked for); free() frees it. NULL only on failure. */
 double *hdist_alloc(int64_t count);
 
+/* End env's superstep (hbsp_sync) and count the messages that arrived in *nmsg. Collective over
+ * env; cost that of the sync. */
+int hdist_sync_count(hbsp_env env, size_t *nmsg);
+
 /* The next message of env's queue (tags ignored) into buf, which grows to fit: *msg points at it,
  * *bytes is its size. HLA_ERR_NOMEM recorded on env (what names the caller's message). Local. */
 int hdist_move_next(hbsp_env env, hla_buf *buf, const char *what, double **msg, size_t *bytes);

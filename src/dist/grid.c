@@ -39,6 +39,11 @@ double *hdist_alloc(int64_t count) {
   return p;
 }
 
+int hdist_sync_count(hbsp_env env, size_t *nmsg) {
+  HLA_CALL(hbsp_sync(env));
+  return hbsp_qsize(env, nmsg, NULL);
+}
+
 int hdist_move_next(hbsp_env env, hla_buf *buf, const char *what, double **msg, size_t *bytes) {
   size_t size;
   HLA_CALL(hbsp_peek(env, &size, NULL));

@@ -94,9 +94,8 @@ static int exchange(panel_t *p, int64_t gcol, int64_t r) {
     for (int64_t j = 0; j < jb; j++) p->msg[1 + j] = p->p0[lg + j * lld];
     HLA_CALL(hbsp_send(col, owner_r, NULL, p->msg, bytes));
   }
-  HLA_CALL(hbsp_sync(col));
   size_t nmsg, got;
-  HLA_CALL(hbsp_qsize(col, &nmsg, NULL));
+  HLA_CALL(hdist_sync_count(col, &nmsg));
   for (size_t q = 0; q < nmsg; q++) {
     int64_t kind;
     HLA_CALL(hbsp_move(col, NULL, p->msg, bytes, &got));

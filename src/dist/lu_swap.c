@@ -115,9 +115,8 @@ int hlu_move_rows(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, 
     HLA_CALL(hbsp_send(col, d, NULL, buf, words * sizeof(double)));
   }
   HLA_CALL(local_moves(ctx, X, dst, src, npairs, c0, ncols));
-  HLA_CALL(hbsp_sync(col));
   size_t nmsg;
-  HLA_CALL(hbsp_qsize(col, &nmsg, NULL));
+  HLA_CALL(hdist_sync_count(col, &nmsg));
   for (size_t m = 0; m < nmsg; m++) {
     size_t got;
     double *buf;

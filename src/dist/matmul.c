@@ -374,9 +374,9 @@ static int plan_make(hgrid g, char ta, char tb, hmat A, hmat B, hmat C, int64_t 
     p->predicted = pc.seconds;
     snprintf(p->why, sizeof p->why, "%s", pc.why);
   } else if (mach != NULL) {
-    p->predicted = hplan_mm_predict(mach, g, m, n, k, C->mb, C->nb, A->nb, B->mb, p->a_here,
-                                    p->b_here, p->alg, p->b, p->Mo, p->I, p->J, p->c,
-                                    p->split_rows, o->bcast.alg);
+    p->predicted =
+        hplan_mm_predict(mach, g, m, n, k, C->mb, C->nb, A->nb, B->mb, p->a_here, p->b_here, p->alg,
+                         p->b, p->Mo, p->I, p->J, p->c, p->split_rows, o->bcast.alg);
   }
   return HLA_OK;
 }

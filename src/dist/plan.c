@@ -178,13 +178,20 @@ static void mm_grid(const hp_ctx *x, const hplan_target *t, hp_mm c, double boun
   }
 }
 
+/* The target asked for (NULL: everything automatic, *t then points at the zeroed *buf), checked:
+ * a grid is given whole or not at all, block sizes are not negative. */
+static int check_target(const hplan_target *tin, hplan_target *buf, const hplan_target **t) {
+  memset(buf, 0, sizeof *buf);
+  *t = tin ? tin : buf;
+  return ((*t)->M > 0) != ((*t)->N > 0) || (*t)->mb < 0 || (*t)->nb < 0 ? HLA_ERR_ARG : HLA_OK;
+}
+
 int hplan_matmul_rank(const hplan_machine *mach, int64_t m, int64_t n, int64_t k,
                       const hplan_target *tin, hplan_ranking *r) {
-  if (mach == NULL || r == NULL || m < 0 || n < 0 || k < 0) return HLA_ERR_ARG;
   hplan_target t0;
-  memset(&t0, 0, sizeof t0);
-  const hplan_target *t = tin ? tin : &t0;
-  if ((t->M > 0) != (t->N > 0) || t->mb < 0 || t->nb < 0) return HLA_ERR_ARG;
+  const hplan_target *t;
+  if (mach == NULL || r == NULL || m < 0 || n < 0 || k < 0 || check_target(tin, &t0, &t))
+    return HLA_ERR_ARG;
   memset(r, 0, sizeof *r);
   int pl[16][4], npl = placements(mach, t, pl);
   for (int ip = 0; ip < npl; ip++) {
@@ -247,11 +254,9 @@ static int hier_differs(const hp_ctx *x, int M, int N) {
 }
 
 int hplan_lu_rank(const hplan_machine *mach, int64_t n, const hplan_target *tin, hplan_ranking *r) {
-  if (mach == NULL || r == NULL || n < 0) return HLA_ERR_ARG;
   hplan_target t0;
-  memset(&t0, 0, sizeof t0);
-  const hplan_target *t = tin ? tin : &t0;
-  if ((t->M > 0) != (t->N > 0) || t->nb < 0 || t->mb < 0) return HLA_ERR_ARG;
+  const hplan_target *t;
+  if (mach == NULL || r == NULL || n < 0 || check_target(tin, &t0, &t)) return HLA_ERR_ARG;
   memset(r, 0, sizeof *r);
   int pl[16][4], npl = placements(mach, t, pl);
   static const int nbs[] = {32, 48, 64, 96, 128, 160, 192, 256, 320, 384};

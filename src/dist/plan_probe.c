@@ -169,40 +169,26 @@ static int run_gemm(void *p) {
   return HLA_OK;
 }
 
+/* An m x n LU timed on a fresh copy of orig: the node kernel's recursive panel or LAPACK's dgetrf.
+ */
 typedef struct {
-  int64_t m, jb;
+  int64_t m, n;
   double *a, *orig;
   int64_t *ipiv;
-} panel_arg;
+  int getrf;
+} lu_arg;
 
-static int prep_panel(void *p) {
-  panel_arg *q = p;
-  memcpy(q->a, q->orig, (size_t)(q->m * q->jb) * sizeof(double));
+static int prep_lu(void *p) {
+  lu_arg *q = p;
+  memcpy(q->a, q->orig, (size_t)(q->m * q->n) * sizeof(double));
   return HLA_OK;
 }
 
-static int run_panel(void *p) {
-  panel_arg *q = p;
+static int run_lu(void *p) {
+  lu_arg *q = p;
   int64_t info;
-  return hkern_panel_lu(q->m, q->jb, q->a, q->m, q->ipiv, &info);
-}
-
-typedef struct {
-  int64_t n;
-  double *a, *orig;
-  int64_t *ipiv;
-} getrf_arg;
-
-static int prep_getrf(void *p) {
-  getrf_arg *q = p;
-  memcpy(q->a, q->orig, (size_t)(q->n * q->n) * sizeof(double));
-  return HLA_OK;
-}
-
-static int run_getrf(void *p) {
-  getrf_arg *q = p;
-  int64_t info;
-  return hkern_dgetrf(q->n, q->n, q->a, q->n, q->ipiv, &info);
+  return q->getrf ? hkern_dgetrf(q->m, q->n, q->a, q->m, q->ipiv, &info)
+                  : hkern_panel_lu(q->m, q->n, q->a, q->m, q->ipiv, &info);
 }
 
 #define ALLOC_PROBE ((size_t)40 << 20)
@@ -559,8 +545,8 @@ static int probe_body(hbsp_env env, probe_ws *w, hplan_machine *m) {
     const double jbs[2] = {32, 128};
     double rp[2], t;
     for (int i = 0; i < 2; i++) {
-      panel_arg q = {PANEL_M, (int64_t)jbs[i], w->pa, w->po, w->ipiv};
-      HLA_CALL(timed(pc, 1, 0, run_panel, prep_panel, &q, 1, &t));
+      lu_arg q = {PANEL_M, (int64_t)jbs[i], w->pa, w->po, w->ipiv, 0};
+      HLA_CALL(timed(pc, 1, 0, run_lu, prep_lu, &q, 1, &t));
       rp[i] = ((double)PANEL_M * jbs[i] * jbs[i] - jbs[i] * jbs[i] * jbs[i] / 3) / t;
     }
     fit_half(jbs, rp, 2, &m->panel_rate, &m->panel_half);
@@ -576,9 +562,9 @@ static int probe_body(hbsp_env env, probe_ws *w, hplan_machine *m) {
     int e = ga && gp ? HLA_OK : HBSP_FAIL(w->penv, HLA_ERR_NOMEM, "hplan_probe: out of memory");
     e = hbsp_agree(w->penv, e);
     if (e == HLA_OK) {
-      getrf_arg q = {ng, ga + ng * ng, ga, gp};
+      lu_arg q = {ng, ng, ga + ng * ng, ga, gp, 1};
       fill(ga, ng * ng, 9 + me);
-      e = timed(pc, 1, 0, run_getrf, prep_getrf, &q, 1, &t);
+      e = timed(pc, 1, 0, run_lu, prep_lu, &q, 1, &t);
     }
     free(ga), free(gp);
     HLA_CALL(e);

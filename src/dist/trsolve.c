@@ -35,9 +35,8 @@ static int to_holders(hlu_ctx *c, hmat B, int64_t count, int pc) {
     for (int t = 0; t < N; t++)
       if (t != pc && hmat_numroc(B->n, B->nb, t, N) > 0)
         HLA_CALL(hbsp_send(row, t, NULL, c->lbuf, bytes));
-  HLA_CALL(hbsp_sync(row));
   size_t nmsg, got;
-  HLA_CALL(hbsp_qsize(row, &nmsg, NULL));
+  HLA_CALL(hdist_sync_count(row, &nmsg));
   for (size_t q = 0; q < nmsg; q++) HLA_CALL(hbsp_move(row, NULL, c->lbuf, bytes, &got));
   return HLA_OK;
 }
@@ -176,9 +175,8 @@ static int fanin_to_b(hlu_ctx *c, hmat B, const double *Y) {
     }
     HLA_CALL(hbsp_send(row, t, NULL, m, (size_t)(1 + rows * cols) * sizeof(double)));
   }
-  HLA_CALL(hbsp_sync(row));
   size_t nmsg;
-  HLA_CALL(hbsp_qsize(row, &nmsg, NULL));
+  HLA_CALL(hdist_sync_count(row, &nmsg));
   for (size_t q = 0; q < nmsg; q++) {
     size_t got;
     double *m;
