@@ -2,6 +2,7 @@
  * @procs 1 2 3 4 6 8
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "harness.h"
@@ -308,6 +309,32 @@ static void test_bsmp(void) {
   hbsp_sync(e);
   hbsp_qsize(e, &nm, &nb);
   CU_ASSERT_EQUAL(nm, 0);
+  /* Without copies: the sender fills queue space, the receiver reads it in place; each rank sends
+   * k + 1 words to rank s + k for k < 3 (several messages to one peer when P < 3). */
+  for (int k = 0; k < 3; k++) {
+    void *space = NULL;
+    CU_ASSERT_EQUAL(hbsp_send_buf(e, (s + k) % P, NULL, (size_t)(k + 1) * 8, &space), HLA_OK);
+    CU_ASSERT_EQUAL((uintptr_t)space % 8, 0);
+    for (int i = 0; i <= k; i++) ((int64_t *)space)[i] = 100 * s + 10 * k + i;
+  }
+  CU_ASSERT_EQUAL(hbsp_send_buf(e, P, NULL, 8, &(void *){NULL}), HLA_ERR_ARG);
+  hbsp_sync(e);
+  int count = 0;
+  bad = 0;
+  for (;;) {
+    const void *pl = NULL;
+    size_t b = 0;
+    if (hbsp_hpmove(e, NULL, &pl, &b) != HLA_OK) break;
+    const int64_t *v = pl;
+    int k = (int)(b / 8) - 1, from = (int)(v[0] / 100);
+    bad += k < 0 || k > 2 || (uintptr_t)pl % 8 != 0 || (from + k) % P != s;
+    for (int i = 0; i <= k && k <= 2; i++) bad += v[i] != 100 * from + 10 * k + i;
+    count++;
+  }
+  CU_ASSERT_EQUAL(bad, 0);
+  CU_ASSERT_EQUAL(count, 3); /* one message per k arrives here, from rank s - k */
+  CU_ASSERT_EQUAL(hbsp_hpmove(e, NULL, NULL, NULL), HLA_ERR_STATE); /* empty */
+  hbsp_sync(e);
   hbsp_free(&e);
 }
 

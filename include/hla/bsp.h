@@ -117,6 +117,11 @@ HLA_API int hbsp_set_tagsize(hbsp_env env, size_t *tagsize);
  *  there after the next hbsp_sync. Both are copied now. Local. */
 HLA_API int hbsp_send(hbsp_env env, int dst, const void *tag, const void *payload, size_t bytes);
 
+/** hbsp_send without the copy: *payload receives the queue's space for the bytes of the message to
+ *  rank dst (8-byte aligned when the tag size is a multiple of 8), which the caller fills before
+ *  its next call on env (a later call may move the queue). The tag is copied now. Local. */
+HLA_API int hbsp_send_buf(hbsp_env env, int dst, const void *tag, size_t bytes, void **payload);
+
 /** Number of messages not yet moved in this superstep's queue, and their total payload bytes.
  *  Local query. */
 HLA_API int hbsp_qsize(hbsp_env env, size_t *nmessages, size_t *nbytes);
@@ -129,6 +134,12 @@ HLA_API int hbsp_peek(hbsp_env env, size_t *bytes, void *tag);
  *  maxbytes of its payload into payload, its full payload size into *bytes. HLA_ERR_STATE if the
  *  queue is empty. The queue is dropped at the next hbsp_sync. Local. */
 HLA_API int hbsp_move(hbsp_env env, void *tag, void *payload, size_t maxbytes, size_t *bytes);
+
+/** hbsp_move without the copy (BSPlib's bsp_hpmove): take one message, *tag and *payload (either
+ *  may be NULL) point into the queue, valid until the next hbsp_sync of env; the payload is 8-byte
+ *  aligned when the tag size is a multiple of 8. *bytes is its payload size. HLA_ERR_STATE if the
+ *  queue is empty. Local. */
+HLA_API int hbsp_hpmove(hbsp_env env, const void **tag, const void **payload, size_t *bytes);
 
 /* ---------------------------------------------------------------- synchronisation */
 

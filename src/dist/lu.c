@@ -9,9 +9,11 @@
  *      process row from pc (one- or two-level broadcast, lu_bcast.c);
  *   c. swaps: the jb interchanges, composed into one permutation, move every touched row once to
  *      its final owner right of the panel, in one superstep per process column (lu_swap.c); left
- *      of the panels they wait for the end (f.);
- *   d. U: process row pr solves U12 := L11^-1 A12 on its columns (trsm) and sends U12 down every
- *      process column;
+ *      of the panels they wait for the end (f.). On flat process columns of up to HLU_SPREAD_MAX
+ *      ranks the same superstep brings the block row A12 and L11 to every rank of the column
+ *      (HPL's "long" swap: hlu_swap_spread);
+ *   d. U: U12 := L11^-1 A12 (trsm) on every rank of the column after a spread, else on process
+ *      row pr, which then sends U12 down its process column;
  *   e. update: A22 -= L21 U12 by dgemm (threaded BLAS of the node), first on the columns of block
  *      k+1 and then on the rest. With look-ahead, process column k+1 mod N factors panel k+1
  *      between the two, so the panel (latency-bound, one process column) runs while the other
@@ -25,7 +27,8 @@
  *   panel  jb (l_c + hlu_maxloc) (M <= HLU_PANEL_FUSE_MAX: jb allgathers of M (2 jb + 2) words)
  *          + log2 jb broadcasts of <= jb^2/4 words + 2 R jb^2 flops on pc;
  *   L      R jb g_r + l_r (binomial broadcast: log2 N times);   swaps 2 jb C g_c + l_c (right);
- *   U      jb^2 C flops on pr + jb C g_c + l_c;                  update 2 R jb C flops.
+ *   U      jb^2 C flops on pr + jb C g_c + l_c (spread: jb^2 C flops on every rank, and the
+ *          swaps' h grows by about jb C (M - 1)/M + jb^2);            update 2 R jb C flops.
  * Summed over n / nb steps: 2 n^3 / (3 P) flops + O(n^2 (1/M + 1/N)) words + O(n) l_c + O(n/nb)
  * l_r; f. adds <= n^2 / (2 P) words and n / (nb N) l_c. Two levels replace each broadcast and
  * max-with-location by its two-level form (lu_bcast.c): per step about one message per group (node)
@@ -253,8 +256,11 @@ int hlu_workspace(hlu_ctx *c, int factor, hmat B) {
   c->lbuf2 = factor ? hdist_alloc(lw) : NULL;
   c->ubuf = hdist_alloc(nb * cols);
   c->pbuf = hdist_alloc(factor ? HLU_PBUF_WORDS(nb, c->M) : 1);
+  c->l11 = factor ? hdist_alloc(nb * nb) : NULL;
+  c->swork = factor ? malloc((size_t)(4 * nb) * sizeof(int64_t)) : NULL;
   c->iwork = (uint64_t)iw < SIZE_MAX / 8 ? malloc((size_t)iw * sizeof(int64_t)) : NULL;
-  if (!c->lbuf || (factor && !c->lbuf2) || !c->ubuf || !c->pbuf || !c->iwork)
+  if (!c->lbuf || (factor && (!c->lbuf2 || !c->l11 || !c->swork)) || !c->ubuf || !c->pbuf ||
+      !c->iwork)
     return HBSP_FAIL(c->all, HLA_ERR_NOMEM, "LU: cannot allocate the workspaces");
   return HLA_OK;
 }
@@ -265,10 +271,12 @@ int hlu_teardown(hlu_ctx *c) {
   free(c->lbuf2);
   free(c->ubuf);
   free(c->pbuf);
+  free(c->l11);
+  free(c->swork);
   free(c->iwork);
   hla_buf_free(&c->msg);
-  c->lbuf = c->lbuf2 = c->ubuf = c->pbuf = NULL;
-  c->iwork = NULL;
+  c->lbuf = c->lbuf2 = c->ubuf = c->pbuf = c->l11 = NULL;
+  c->iwork = c->swork = NULL;
   return rc != HLA_OK ? rc : e;
 }
 
@@ -374,6 +382,7 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
                     (c->howp == NULL || c->howp->alg == HBSP_AUTO || c->howp->alg == HBSP_NATIVE) &&
                     (int64_t)nb + 1 + c->mloc * nb <= INT_MAX;
   hlu_early lq[2] = {{.n = 0}, {.n = 0}};
+  const int spread = c->collv.local == NULL && M <= HLU_SPREAD_MAX;
   c->tmark = hbsp_time();
   for (int64_t j0 = 0, k = 0; j0 < n; j0 += nb, k++) {
     const int jb = (int)(n - j0 < nb ? n - j0 : nb);
@@ -403,19 +412,30 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
     if (c->info < 0 && hdr[jb] >= 0) c->info = hdr[jb];
     hlu_phase(c, HLU_T_LWAIT);
 
-    /* c. the block's interchanges right of the panel */
+    /* c. the block's interchanges right of the panel (with spread: and the block row A12 with
+     * L11 onto every rank of my process column) */
     int64_t *dst, *src, np;
     hlu_perm_pairs(ipiv, j0, j0 + jb, n, c->iwork, &dst, &src, &np);
-    HLA_CALL(hlu_move_rows(c, c->A, dst, src, np, jl1, c->nloc));
+    if (spread)
+      HLA_CALL(hlu_swap_spread(c, j0, jb, c->iwork, dst, src, np, jl1, c->nloc, pr, L, ldl));
+    else
+      HLA_CALL(hlu_move_rows(c, c->A, dst, src, np, jl1, c->nloc));
     hlu_phase(c, HLU_T_SWAP);
 
-    /* d. U12 := L11^-1 A12 on process row pr, then down my process column */
-    if (me_r == pr && nu > 0) {
-      double *A12 = c->a + il0 + jl1 * lld;
-      HLA_CALL(hkern_dtrsm('L', 'L', 'N', 'U', jb, nu, 1.0, L, ldl, A12, lld));
+    /* d. U12 := L11^-1 A12, into the matrix on process row pr and into ubuf on every rank of my
+     * process column: with spread each solves its copy, else pr solves and broadcasts. Both solve
+     * packed copies (leading dimension jb), so that every variant computes the same bits. */
+    double *A12 = c->a + il0 + jl1 * lld;
+    if (nu > 0 && !spread && me_r == pr) {
+      hkern_pack(jb, jb, L, ldl, c->l11);
       hkern_pack(jb, nu, A12, lld, c->ubuf);
     }
-    HLA_CALL(hlu_bcast(&c->collv, c->ubuf, (size_t)(jb * nu) * sizeof(double), pr, c->howp));
+    if (nu > 0 && (spread || me_r == pr)) {
+      HLA_CALL(hkern_dtrsm('L', 'L', 'N', 'U', jb, nu, 1.0, c->l11, jb, c->ubuf, jb));
+      if (me_r == pr) hkern_unpack(jb, nu, c->ubuf, A12, lld);
+    }
+    if (!spread)
+      HLA_CALL(hlu_bcast(&c->collv, c->ubuf, (size_t)(jb * nu) * sizeof(double), pr, c->howp));
     hlu_phase(c, HLU_T_U);
 
     /* e. trailing update: block k+1 first, then (look-ahead) panel k+1, then the rest */

@@ -12,6 +12,7 @@
  * [i4, i3, i0, i5, i2, i1]: row 0 receives i4, row 2 receives i0, and so on. */
 #include <string.h>
 #include "dist/lu_impl.h"
+#include "kernels/kernels.h"
 
 void hlu_perm_pairs(const int64_t *ipiv, int64_t k0, int64_t k1, int64_t n, int64_t *work,
                     int64_t **dst, int64_t **src, int64_t *npairs) {
@@ -138,6 +139,95 @@ int hlu_move_rows(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, 
       double *cj = X->data + (c0 + j) * lld;
       for (int64_t q = 0; q < cnt; q++) cj[hdr[1 + q]] = val[q + j * cnt];
     }
+  }
+  return HLA_OK;
+}
+
+int hlu_swap_spread(hlu_ctx *ctx, int64_t j0, int jb, const int64_t *perm, const int64_t *dst,
+                    const int64_t *src, int64_t npairs, int64_t c0, int64_t c1, int pr,
+                    const double *L, int64_t ldl) {
+  hbsp_env col = ctx->collv.env;
+  hmat X = ctx->A;
+  const int nb = ctx->nb, M = ctx->M, me = ctx->myrow;
+  const int64_t ncols = c1 - c0, lld = X->lld, jb2 = (int64_t)jb * jb;
+  double *u = ctx->ubuf, *l11 = ctx->l11;
+  if (ncols == 0) return HLA_OK; /* the same on every rank of the process column */
+  /* dst ascends: the pairs that land in the block row come first (u takes them from perm); the
+   * rest move inside the matrix. */
+  int64_t ntop = 0;
+  while (ntop < npairs && dst[ntop] < j0 + jb) ntop++;
+  const int64_t *adst = dst + ntop, *asrc = src + ntop, na = npairs - ntop;
+
+  /* My rows of the block row into u, before any row is overwritten: ut[q] row of u, ur[q] local
+   * row of X (ctx->swork holds 4 nb entries: jb + jb here, <= 2 jb pairs below). */
+  int64_t *ut = ctx->swork, *ur = ut + jb, *ar = ur + jb, nmine = 0;
+  for (int t = 0; t < jb; t++)
+    if (hmat_idx_owner(perm[t], nb, M) == me)
+      ut[nmine] = t, ur[nmine] = hmat_idx_g2l(perm[t], nb, M), nmine++;
+  for (int64_t j = 0; j < ncols; j++) {
+    const double *cj = X->data + (c0 + j) * lld;
+    double *uj = u + j * jb;
+    for (int64_t q = 0; q < nmine; q++) uj[ut[q]] = cj[ur[q]];
+  }
+  if (me == pr) hkern_pack(jb, jb, L, ldl, l11);
+
+  /* One message per other process row: [ca][cu][nl][ca target rows (global)][cu rows of u]
+   * [(ca + cu) x ncols values, column-major][nl words of L11]. My rows of the block row go to
+   * everyone; the rows moving inside the matrix to their owner only. */
+  for (int d = 0; d < M; d++) {
+    if (d == me) continue;
+    int64_t ca = 0;
+    for (int64_t i = 0; i < na; i++)
+      if (hmat_idx_owner(asrc[i], nb, M) == me && hmat_idx_owner(adst[i], nb, M) == d) ar[ca++] = i;
+    const int64_t cw = ca + nmine, nl = me == pr ? jb2 : 0;
+    if (cw == 0 && nl == 0) continue;
+    size_t words = (size_t)(3 + cw + cw * ncols + nl);
+    void *space;
+    HLA_CALL(hbsp_send_buf(col, d, NULL, words * sizeof(double), &space));
+    double *val = (double *)space + 3 + cw;
+    int64_t *hdr = space;
+    hdr[0] = ca, hdr[1] = nmine, hdr[2] = nl;
+    for (int64_t q = 0; q < ca; q++) /* target rows out, local source rows kept */
+      hdr[3 + q] = adst[ar[q]], ar[q] = hmat_idx_g2l(asrc[ar[q]], nb, M);
+    for (int64_t q = 0; q < nmine; q++) hdr[3 + ca + q] = ut[q];
+    for (int64_t j = 0; j < ncols; j++) {
+      const double *cj = X->data + (c0 + j) * lld, *uj = u + j * jb;
+      double *v = val + j * cw;
+      for (int64_t q = 0; q < ca; q++) v[q] = cj[ar[q]];
+      for (int64_t q = 0; q < nmine; q++) v[ca + q] = uj[ut[q]];
+    }
+    if (nl) memcpy(val + cw * ncols, l11, (size_t)nl * sizeof(double));
+  }
+  HLA_CALL(local_moves(ctx, X, adst, asrc, na, c0, ncols));
+  if (M == 1) return HLA_OK;
+
+  size_t nmsg;
+  HLA_CALL(hdist_sync_count(col, &nmsg));
+  for (size_t m = 0; m < nmsg; m++) { /* read in place: the queue lives until the next sync */
+    size_t got;
+    const void *space;
+    HLA_CALL(hbsp_hpmove(col, NULL, &space, &got));
+    const int64_t *hdr = space;
+    const int64_t ca = got >= 3 * sizeof(double) ? hdr[0] : -1, cu = ca >= 0 ? hdr[1] : -1,
+                  nl = ca >= 0 ? hdr[2] : -1, cw = ca + cu;
+    if (ca < 0 || ca > 2 * (int64_t)jb || cu < 0 || cu > jb || (nl != 0 && nl != jb2) ||
+        got != (size_t)(3 + cw + cw * ncols + nl) * sizeof(double))
+      return HBSP_FAIL(col, HLA_ERR_INTERNAL, "LU row move: malformed message of %zu bytes", got);
+    for (int64_t q = 0; q < cw; q++) {
+      int64_t r = hdr[3 + q];
+      if (q < ca ? hmat_idx_owner(r, nb, M) != me : r < 0 || r >= jb)
+        return HBSP_FAIL(col, HLA_ERR_INTERNAL, "LU row move: row %lld is not mine", (long long)r);
+      if (q < ca) ar[q] = hmat_idx_g2l(r, nb, M);
+    }
+    const int64_t *tu = hdr + 3 + ca;
+    const double *val = (const double *)space + 3 + cw;
+    for (int64_t j = 0; j < ncols; j++) {
+      double *cj = X->data + (c0 + j) * lld, *uj = u + j * jb;
+      const double *v = val + j * cw;
+      for (int64_t q = 0; q < ca; q++) cj[ar[q]] = v[q];
+      for (int64_t q = 0; q < cu; q++) uj[tu[q]] = v[ca + q];
+    }
+    if (nl) memcpy(l11, val + cw * ncols, (size_t)nl * sizeof(double));
   }
   return HLA_OK;
 }
