@@ -52,8 +52,8 @@ typedef enum {
  *  probe of a few seconds, as HLA_PLAN says) the planner's best grid for an LU of order HLA_PLAN_N
  *  (default 4096 sqrt(P)), kept on the grid for later automatic calls; without one (HLA_PLAN=off,
  *  HLA_MACHINE_FILE=none) the most square factorisation M x N = P with M <= N (P = 8 gives 2 x 4;
- *  a prime P gives 1 x P). Also applies the thread policy to this process (src/kernels): BLAS and OpenMP
- *  threads = cores of the node / ranks of env on the node, or HLA_NUM_THREADS if set.
+ *  a prime P gives 1 x P). Also applies the thread policy to this process (src/kernels): BLAS and
+ * OpenMP threads = cores of the node / ranks of env on the node, or HLA_NUM_THREADS if set.
  *  @param env (global) environment whose ranks form the grid; it stays the caller's.
  *  @param M, N (global) grid shape; M N must equal hbsp_size(env), or both 0.
  *  @param g (local, out) the grid.
