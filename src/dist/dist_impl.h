@@ -39,8 +39,4 @@ double *hdist_alloc(int64_t count);
  * env; cost that of the sync. */
 int hdist_sync_count(hbsp_env env, size_t *nmsg);
 
-/* The next message of env's queue (tags ignored) into buf, which grows to fit: *msg points at it,
- * *bytes is its size. HLA_ERR_NOMEM recorded on env (what names the caller's message). Local. */
-int hdist_move_next(hbsp_env env, hla_buf *buf, const char *what, double **msg, size_t *bytes);
-
 #endif

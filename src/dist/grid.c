@@ -44,17 +44,6 @@ int hdist_sync_count(hbsp_env env, size_t *nmsg) {
   return hbsp_qsize(env, nmsg, NULL);
 }
 
-int hdist_move_next(hbsp_env env, hla_buf *buf, const char *what, double **msg, size_t *bytes) {
-  size_t size;
-  HLA_CALL(hbsp_peek(env, &size, NULL));
-  buf->n = 0;
-  if (hla_buf_reserve(buf, size) != HLA_OK)
-    return HBSP_FAIL(env, HLA_ERR_NOMEM, "%s: out of memory for a message of %zu bytes", what,
-                     size);
-  *msg = (double *)buf->p;
-  return hbsp_move(env, NULL, buf->p, size, bytes);
-}
-
 /* The most square M x N = P with M <= N. */
 static void auto_shape(int P, int *M, int *N) {
   int m = 1;

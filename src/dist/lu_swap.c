@@ -94,11 +94,10 @@ int hlu_move_rows(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, 
       cnt += hmat_idx_owner(src[t], nb, M) == me && hmat_idx_owner(dst[t], nb, M) == d;
     if (cnt == 0) continue;
     size_t words = (size_t)(1 + cnt + cnt * ncols);
-    ctx->msg.n = 0;
-    if (hla_buf_reserve(&ctx->msg, words * sizeof(double)) != HLA_OK)
-      return HBSP_FAIL(col, HLA_ERR_NOMEM, "LU row move: out of memory");
-    double *buf = (double *)ctx->msg.p, *val = buf + 1 + cnt;
-    int64_t *hdr = (int64_t *)buf, q = 0;
+    void *space;
+    HLA_CALL(hbsp_send_buf(col, d, NULL, words * sizeof(double), &space));
+    double *val = (double *)space + 1 + cnt;
+    int64_t *hdr = space, q = 0;
     hdr[0] = cnt;
     for (int64_t t = 0; t < npairs; t++)
       if (hmat_idx_owner(src[t], nb, M) == me && hmat_idx_owner(dst[t], nb, M) == d)
@@ -113,31 +112,33 @@ int hlu_move_rows(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, 
     for (int64_t t = 0, q2 = 0; t < npairs; t++)
       if (hmat_idx_owner(src[t], nb, M) == me && hmat_idx_owner(dst[t], nb, M) == d)
         hdr[1 + q2++] = dst[t];
-    HLA_CALL(hbsp_send(col, d, NULL, buf, words * sizeof(double)));
   }
   HLA_CALL(local_moves(ctx, X, dst, src, npairs, c0, ncols));
   size_t nmsg;
   HLA_CALL(hdist_sync_count(col, &nmsg));
-  for (size_t m = 0; m < nmsg; m++) {
+  ctx->msg.n = 0; /* the local target rows of a message, <= npairs */
+  if (hla_buf_reserve(&ctx->msg, (size_t)npairs * sizeof(int64_t)) != HLA_OK)
+    return HBSP_FAIL(col, HLA_ERR_NOMEM, "LU row move: out of memory");
+  int64_t *rows = (int64_t *)ctx->msg.p;
+  for (size_t m = 0; m < nmsg; m++) { /* read in place: the queue lives until the next sync */
     size_t got;
-    double *buf;
-    HLA_CALL(hdist_move_next(col, &ctx->msg, "LU row move", &buf, &got));
-    int64_t cnt = ((const int64_t *)buf)[0];
+    const void *space;
+    HLA_CALL(hbsp_hpmove(col, NULL, &space, &got));
+    const int64_t *hdr = space, cnt = got >= sizeof(double) ? hdr[0] : 0;
     size_t words = (size_t)(1 + cnt + cnt * ncols);
-    if (cnt < 1 || got != words * sizeof(double))
+    if (cnt < 1 || cnt > npairs || got != words * sizeof(double))
       return HBSP_FAIL(col, HLA_ERR_INTERNAL, "LU row move: message of %zu bytes, expected %zu",
                        got, words * sizeof(double));
-    double *val = buf + 1 + cnt;
-    int64_t *hdr = (int64_t *)buf;
     for (int64_t q = 0; q < cnt; q++) {
       if (hmat_idx_owner(hdr[1 + q], nb, M) != me)
         return HBSP_FAIL(col, HLA_ERR_INTERNAL, "LU row move: row %lld is not mine",
                          (long long)hdr[1 + q]);
-      hdr[1 + q] = hmat_idx_g2l(hdr[1 + q], nb, M); /* local row, once */
+      rows[q] = hmat_idx_g2l(hdr[1 + q], nb, M);
     }
+    const double *val = (const double *)space + 1 + cnt;
     for (int64_t j = 0; j < ncols; j++) {
       double *cj = X->data + (c0 + j) * lld;
-      for (int64_t q = 0; q < cnt; q++) cj[hdr[1 + q]] = val[q + j * cnt];
+      for (int64_t q = 0; q < cnt; q++) cj[rows[q]] = val[q + j * cnt];
     }
   }
   return HLA_OK;

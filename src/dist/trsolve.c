@@ -159,10 +159,9 @@ static int fanin_to_b(hlu_ctx *c, hmat B, const double *Y) {
   for (int t = 0; t < N; t++) {
     const int64_t cols = hmat_numroc(B->n, B->nb, t, N);
     if (cols == 0 || rows == 0) continue;
-    c->msg.n = 0;
-    if (hla_buf_reserve(&c->msg, (size_t)(1 + rows * cols) * sizeof(double)) != HLA_OK)
-      return HBSP_FAIL(row, HLA_ERR_NOMEM, "LU solve: out of memory for the solution");
-    double *m = (double *)c->msg.p, *v = m + 1;
+    void *space;
+    HLA_CALL(hbsp_send_buf(row, t, NULL, (size_t)(1 + rows * cols) * sizeof(double), &space));
+    double *m = space, *v = m + 1;
     m[0] = me_c;
     for (int64_t jj = 0; jj < cols; jj++) {
       const int64_t j = hmat_idx_l2g(jj, B->nb, t, N);
@@ -173,16 +172,20 @@ static int fanin_to_b(hlu_ctx *c, hmat B, const double *Y) {
         v += jb;
       }
     }
-    HLA_CALL(hbsp_send(row, t, NULL, m, (size_t)(1 + rows * cols) * sizeof(double)));
   }
   size_t nmsg;
   HLA_CALL(hdist_sync_count(row, &nmsg));
-  for (size_t q = 0; q < nmsg; q++) {
+  for (size_t q = 0; q < nmsg; q++) { /* read in place: the queue lives until the next sync */
     size_t got;
-    double *m;
-    HLA_CALL(hdist_move_next(row, &c->msg, "LU solve", &m, &got));
-    const int src = (int)m[0];
-    const double *v = m + 1;
+    const void *space;
+    HLA_CALL(hbsp_hpmove(row, NULL, &space, &got));
+    const double *m = space, *v = m + 1;
+    const int src = got >= sizeof(double) ? (int)m[0] : -1;
+    int64_t rows = 0; /* of the blocks that src solved, mine */
+    for (int64_t j0 = 0, k = 0; src >= 0 && j0 < n; j0 += nb, k++)
+      if (k % M == me_r && k % N == src) rows += n - j0 < nb ? n - j0 : nb;
+    if (src < 0 || src >= N || got != (size_t)(1 + rows * B->nloc) * sizeof(double))
+      return HBSP_FAIL(row, HLA_ERR_INTERNAL, "LU solve: solution message of %zu bytes", got);
     for (int64_t jj = 0; jj < B->nloc; jj++)
       for (int64_t j0 = 0, k = 0; j0 < n; j0 += nb, k++) {
         if (k % M != me_r || k % N != src) continue;
@@ -190,8 +193,6 @@ static int fanin_to_b(hlu_ctx *c, hmat B, const double *Y) {
         memcpy(B->data + il0 + jj * B->lld, v, (size_t)jb * sizeof *v);
         v += jb;
       }
-    if ((size_t)((v - m) * (ptrdiff_t)sizeof *v) != got)
-      return HBSP_FAIL(row, HLA_ERR_INTERNAL, "LU solve: solution message of %zu bytes", got);
   }
   return HLA_OK;
 }
