@@ -275,6 +275,7 @@ int hlu_teardown(hlu_ctx *c) {
   free(c->swork);
   free(c->iwork);
   hla_buf_free(&c->msg);
+  hla_buf_free(&c->defer);
   c->lbuf = c->lbuf2 = c->ubuf = c->pbuf = c->l11 = NULL;
   c->iwork = c->swork = NULL;
   return rc != HLA_OK ? rc : e;
@@ -355,6 +356,16 @@ static void early_test(hlu_early *q) {
   if (q->n > 0 && done) q->n = 0;
 }
 
+/* Columns [a, b) of U12 := L11^-1 U12 in ubuf (jb rows; L11 packed in l11), and on the process row
+ * of the diagonal block (on_pr) into the matrix's block row A12. */
+static int u_solve(hlu_ctx *c, int jb, int64_t a, int64_t b, int on_pr, double *A12) {
+  if (b <= a) return HLA_OK;
+  double *U = c->ubuf + a * jb;
+  HLA_CALL(hkern_dtrsm('L', 'L', 'N', 'U', jb, b - a, 1.0, c->l11, jb, U, jb));
+  if (on_pr) hkern_unpack(jb, b - a, U, A12 + a * c->lld, c->lld);
+  return HLA_OK;
+}
+
 int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
   const int64_t n = c->n, lld = c->lld;
   const int nb = c->nb, M = c->M, N = c->N, me_r = c->myrow, me_c = c->mycol;
@@ -414,34 +425,37 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
 
     /* c. the block's interchanges right of the panel (with spread: and the block row A12 with
      * L11 onto every rank of my process column) */
+    /* nxt: my columns of block k+1, which the next panel needs first (e.) */
+    const int64_t m2 = c->mloc - il1, next0 = j0 + jb;
+    const int next_pc = (int)((k + 1) % N);
+    const int64_t nxt = me_c == next_pc && next0 < n ? (n - next0 < nb ? n - next0 : nb) : 0;
     int64_t *dst, *src, np;
     hlu_perm_pairs(ipiv, j0, j0 + jb, n, c->iwork, &dst, &src, &np);
     if (spread)
-      HLA_CALL(hlu_swap_spread(c, j0, jb, c->iwork, dst, src, np, jl1, c->nloc, pr, L, ldl));
+      HLA_CALL(hlu_swap_spread(c, j0, jb, c->iwork, dst, src, np, jl1, c->nloc, nxt, pr, L, ldl));
     else
       HLA_CALL(hlu_move_rows(c, c->A, dst, src, np, jl1, c->nloc));
     hlu_phase(c, HLU_T_SWAP);
 
     /* d. U12 := L11^-1 A12, into the matrix on process row pr and into ubuf on every rank of my
-     * process column: with spread each solves its copy, else pr solves and broadcasts. Both solve
-     * packed copies (leading dimension jb), so that every variant computes the same bits. */
+     * process column: with spread each solves its copy (block k+1's columns now, the rest after
+     * the next panel), else pr solves and broadcasts. Every variant solves packed copies (leading
+     * dimension jb) split at nxt, so that all compute the same bits. */
     double *A12 = c->a + il0 + jl1 * lld;
     if (nu > 0 && !spread && me_r == pr) {
       hkern_pack(jb, jb, L, ldl, c->l11);
       hkern_pack(jb, nu, A12, lld, c->ubuf);
     }
     if (nu > 0 && (spread || me_r == pr)) {
-      HLA_CALL(hkern_dtrsm('L', 'L', 'N', 'U', jb, nu, 1.0, c->l11, jb, c->ubuf, jb));
-      if (me_r == pr) hkern_unpack(jb, nu, c->ubuf, A12, lld);
+      const int64_t c1 = spread ? nxt : nu;
+      HLA_CALL(u_solve(c, jb, 0, nxt, me_r == pr, A12));
+      HLA_CALL(u_solve(c, jb, nxt, c1, me_r == pr, A12));
     }
     if (!spread)
       HLA_CALL(hlu_bcast(&c->collv, c->ubuf, (size_t)(jb * nu) * sizeof(double), pr, c->howp));
     hlu_phase(c, HLU_T_U);
 
     /* e. trailing update: block k+1 first, then (look-ahead) panel k+1, then the rest */
-    const int64_t m2 = c->mloc - il1, next0 = j0 + jb;
-    const int next_pc = (int)((k + 1) % N);
-    const int64_t nxt = me_c == next_pc && next0 < n ? (n - next0 < nb ? n - next0 : nb) : 0;
     double *L21 = L + (il1 - il0), *A22 = c->a + il1 + jl1 * lld;
     if (m2 > 0 && nxt > 0)
       HLA_CALL(hkern_dgemm('N', 'N', m2, nxt, jb, -1.0, L21, ldl, c->ubuf, jb, 1.0, A22, lld));
@@ -463,6 +477,12 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
                           next_pc));
     }
     hlu_phase(c, HLU_T_PANEL);
+    if (spread) { /* the spread's rest, now that the next panel is on its way */
+      HLA_CALL(hlu_swap_spread_rest(c));
+      hlu_phase(c, HLU_T_SWAP);
+      HLA_CALL(u_solve(c, jb, nxt, nu, me_r == pr, A12));
+      hlu_phase(c, HLU_T_U);
+    }
     /* The rest in column slices (the same slices in every variant, so the bits agree), testing
      * the early broadcast in between so that it moves while this rank computes. */
     const int64_t rest = nu - nxt, slice = rest > 4 * HLU_SLICE ? (rest + 3) / 4 : rest;

@@ -51,14 +51,19 @@ typedef struct {
   int groups_row, groups_col; /* groups across a process column / across a process row */
   char why[256];
   /* workspaces, allocated by hlu_workspace */
-  double *lbuf;          /* received L (or U) column panel: header + rows x nb */
-  double *lbuf2;         /* the second L buffer of the early broadcast (factorisation only) */
-  double *ubuf;          /* U row block (or solved right-hand-side block): nb x columns */
-  double *pbuf;          /* panel: pivot row, row exchange, U12, pivot records (HLU_PBUF_WORDS) */
-  double *l11;           /* L11 of the block step, nb x nb, packed (factorisation only) */
-  int64_t *swork;        /* row lists of hlu_swap_spread: 4 nb entries (factorisation only) */
-  int64_t *iwork;        /* composed interchanges: 3 n entries (hlu_perm_pairs) */
-  hla_buf msg;           /* packing for row moves */
+  double *lbuf;   /* received L (or U) column panel: header + rows x nb */
+  double *lbuf2;  /* the second L buffer of the early broadcast (factorisation only) */
+  double *ubuf;   /* U row block (or solved right-hand-side block): nb x columns */
+  double *pbuf;   /* panel: pivot row, row exchange, U12, pivot records (HLU_PBUF_WORDS) */
+  double *l11;    /* L11 of the block step, nb x nb, packed (factorisation only) */
+  int64_t *swork; /* row lists of hlu_swap_spread: 4 nb entries (factorisation only) */
+  int64_t *iwork; /* composed interchanges: 3 n entries (hlu_perm_pairs) */
+  hla_buf msg;    /* packing for row moves */
+  /* the part of a spread left for hlu_swap_spread_rest: local columns [defer_c0, + defer_n), the
+   * pairs (into iwork) and the rows that arrived for those columns */
+  hla_buf defer;
+  const int64_t *defer_dst, *defer_src;
+  int64_t defer_na, defer_c0, defer_n;
   int64_t info;          /* first zero pivot (global column), -1 if none */
   double predicted;      /* the planner's seconds for what runs (0 without a machine model) */
   double t[HLU_NPHASES]; /* seconds per phase (hla_report's t_panel ... t_solve) */
@@ -188,11 +193,18 @@ void hlu_perm_pairs(const int64_t *ipiv, int64_t k0, int64_t k1, int64_t n, int6
  * (jb x jb), which process row pr takes from L (the L panel, leading dimension ldl). The block row
  * of the matrix on pr is left as it was: the caller writes the solved U12 there. Every rank then
  * solves its own copy, so no rank waits for another's solve and no U broadcast follows.
+ * The rows that move inside the matrix land now only in the first cnow columns (those the next
+ * panel needs); for the others hlu_swap_spread_rest, called before anything else reads them,
+ * lands them, so that this scattered work runs after the next panel instead of before it.
  * Collective over ctx->collv.env (flat). BSP cost: h = (rows moved) x (c1 - c0) + jb (c1 - c0) +
  * jb^2 words, one superstep l_c (none when M = 1). */
 int hlu_swap_spread(hlu_ctx *ctx, int64_t j0, int jb, const int64_t *perm, const int64_t *dst,
-                    const int64_t *src, int64_t npairs, int64_t c0, int64_t c1, int pr,
-                    const double *L, int64_t ldl);
+                    const int64_t *src, int64_t npairs, int64_t c0, int64_t c1, int64_t cnow,
+                    int pr, const double *L, int64_t ldl);
+
+/* The rest of the last hlu_swap_spread (columns from c0 + cnow). Local; ctx->iwork must still hold
+ * that step's pairs. Cost: the rows moved x (c1 - c0 - cnow) words, scattered. */
+int hlu_swap_spread_rest(hlu_ctx *ctx);
 
 /* The interchanges left of the panels, deferred to the end of the factorisation: the columns of
  * every block k take the composed interchanges of blocks k+1, ... (ipiv complete, replicated).

@@ -145,19 +145,23 @@ int hlu_move_rows(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, 
 }
 
 int hlu_swap_spread(hlu_ctx *ctx, int64_t j0, int jb, const int64_t *perm, const int64_t *dst,
-                    const int64_t *src, int64_t npairs, int64_t c0, int64_t c1, int pr,
-                    const double *L, int64_t ldl) {
+                    const int64_t *src, int64_t npairs, int64_t c0, int64_t c1, int64_t cnow,
+                    int pr, const double *L, int64_t ldl) {
   hbsp_env col = ctx->collv.env;
   hmat X = ctx->A;
   const int nb = ctx->nb, M = ctx->M, me = ctx->myrow;
-  const int64_t ncols = c1 - c0, lld = X->lld, jb2 = (int64_t)jb * jb;
+  const int64_t ncols = c1 - c0, lld = X->lld, jb2 = (int64_t)jb * jb, nrest = ncols - cnow;
   double *u = ctx->ubuf, *l11 = ctx->l11;
+  ctx->defer.n = 0;
+  ctx->defer_na = 0;
   if (ncols == 0) return HLA_OK; /* the same on every rank of the process column */
   /* dst ascends: the pairs that land in the block row come first (u takes them from perm); the
    * rest move inside the matrix. */
   int64_t ntop = 0;
   while (ntop < npairs && dst[ntop] < j0 + jb) ntop++;
   const int64_t *adst = dst + ntop, *asrc = src + ntop, na = npairs - ntop;
+  ctx->defer_dst = adst, ctx->defer_src = asrc, ctx->defer_na = na;
+  ctx->defer_c0 = c0 + cnow, ctx->defer_n = nrest;
 
   /* My rows of the block row into u, before any row is overwritten: ut[q] row of u, ur[q] local
    * row of X (ctx->swork holds 4 nb entries: jb + jb here, <= 2 jb pairs below). */
@@ -199,7 +203,7 @@ int hlu_swap_spread(hlu_ctx *ctx, int64_t j0, int jb, const int64_t *perm, const
     }
     if (nl) memcpy(val + cw * ncols, l11, (size_t)nl * sizeof(double));
   }
-  HLA_CALL(local_moves(ctx, X, adst, asrc, na, c0, ncols));
+  HLA_CALL(local_moves(ctx, X, adst, asrc, na, c0, cnow));
   if (M == 1) return HLA_OK;
 
   size_t nmsg;
@@ -223,12 +227,46 @@ int hlu_swap_spread(hlu_ctx *ctx, int64_t j0, int jb, const int64_t *perm, const
     const int64_t *tu = hdr + 3 + ca;
     const double *val = (const double *)space + 3 + cw;
     for (int64_t j = 0; j < ncols; j++) {
-      double *cj = X->data + (c0 + j) * lld, *uj = u + j * jb;
+      double *uj = u + j * jb;
       const double *v = val + j * cw;
-      for (int64_t q = 0; q < ca; q++) cj[ar[q]] = v[q];
       for (int64_t q = 0; q < cu; q++) uj[tu[q]] = v[ca + q];
+    }
+    for (int64_t j = 0; j < cnow; j++) {
+      double *cj = X->data + (c0 + j) * lld;
+      for (int64_t q = 0; q < ca; q++) cj[ar[q]] = val[q + j * cw];
+    }
+    if (ca > 0 && nrest > 0) { /* [ca][ca local rows][ca x nrest], the queue dies at the sync */
+      size_t at = ctx->defer.n, bytes = (size_t)(1 + ca + ca * nrest) * sizeof(double);
+      if (hla_buf_reserve(&ctx->defer, bytes) != HLA_OK)
+        return HBSP_FAIL(col, HLA_ERR_NOMEM, "LU row move: out of memory");
+      int64_t *rec = (int64_t *)(ctx->defer.p + at);
+      double *dv = (double *)(rec + 1 + ca);
+      rec[0] = ca;
+      memcpy(rec + 1, ar, (size_t)ca * sizeof *ar);
+      for (int64_t j = 0; j < nrest; j++)
+        memcpy(dv + j * ca, val + (cnow + j) * cw, (size_t)ca * sizeof *dv);
+      ctx->defer.n = at + bytes;
     }
     if (nl) memcpy(l11, val + cw * ncols, (size_t)nl * sizeof(double));
   }
+  return HLA_OK;
+}
+
+int hlu_swap_spread_rest(hlu_ctx *ctx) {
+  hmat X = ctx->A;
+  const int64_t c0 = ctx->defer_c0, nrest = ctx->defer_n, lld = X->lld;
+  if (nrest <= 0) return HLA_OK;
+  HLA_CALL(local_moves(ctx, X, ctx->defer_dst, ctx->defer_src, ctx->defer_na, c0, nrest));
+  for (size_t at = 0; at < ctx->defer.n;) {
+    const int64_t *rec = (const int64_t *)(ctx->defer.p + at), ca = rec[0], *rows = rec + 1;
+    const double *v = (const double *)(rows + ca);
+    for (int64_t j = 0; j < nrest; j++) {
+      double *cj = X->data + (c0 + j) * lld;
+      for (int64_t q = 0; q < ca; q++) cj[rows[q]] = v[q + j * ca];
+    }
+    at += (size_t)(1 + ca + ca * nrest) * sizeof(double);
+  }
+  ctx->defer.n = 0;
+  ctx->defer_n = 0;
   return HLA_OK;
 }
