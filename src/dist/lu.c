@@ -302,7 +302,8 @@ void hlu_report(const hlu_ctx *c, const hla_opts *opts, double seconds) {
 
 /* The trailing update goes in four column slices once it is wider than 4 HLU_SLICE columns: often
  * enough to move the early broadcast along, seldom enough that dgemm (which packs L21 again for
- * every call) keeps its speed. */
+ * every call) keeps its speed. One process column (N = 1) has no row broadcast to move and runs
+ * one dgemm (2x1, n = 6000: 0.03 s less update). */
 #define HLU_SLICE 256
 
 /* Pack the L panel of columns [j0, j0 + jb) (my rows from il0, local column jl0) with its pivots
@@ -485,7 +486,7 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
     }
     /* The rest in column slices (the same slices in every variant, so the bits agree), testing
      * the early broadcast in between so that it moves while this rank computes. */
-    const int64_t rest = nu - nxt, slice = rest > 4 * HLU_SLICE ? (rest + 3) / 4 : rest;
+    const int64_t rest = nu - nxt, slice = N > 1 && rest > 4 * HLU_SLICE ? (rest + 3) / 4 : rest;
     for (int64_t s0 = 0; m2 > 0 && s0 < rest; s0 += slice) {
       const int64_t w = rest - s0 < slice ? rest - s0 : slice;
       HLA_CALL(hkern_dgemm('N', 'N', m2, w, jb, -1.0, L21, ldl, c->ubuf + (nxt + s0) * jb, jb, 1.0,
