@@ -424,12 +424,12 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
     if (c->info < 0 && hdr[jb] >= 0) c->info = hdr[jb];
     hlu_phase(c, HLU_T_LWAIT);
 
-    /* c. the block's interchanges right of the panel (with spread: and the block row A12 with
-     * L11 onto every rank of my process column) */
     /* nxt: my columns of block k+1, which the next panel needs first (e.) */
     const int64_t m2 = c->mloc - il1, next0 = j0 + jb;
     const int next_pc = (int)((k + 1) % N);
     const int64_t nxt = me_c == next_pc && next0 < n ? (n - next0 < nb ? n - next0 : nb) : 0;
+    /* c. the block's interchanges right of the panel (with spread: and the block row A12 with
+     * L11 onto every rank of my process column) */
     int64_t *dst, *src, np;
     hlu_perm_pairs(ipiv, j0, j0 + jb, n, c->iwork, &dst, &src, &np);
     if (spread)
@@ -448,9 +448,9 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
       hkern_pack(jb, nu, A12, lld, c->ubuf);
     }
     if (nu > 0 && (spread || me_r == pr)) {
-      const int64_t c1 = spread ? nxt : nu;
       HLA_CALL(u_solve(c, jb, 0, nxt, me_r == pr, A12));
-      HLA_CALL(u_solve(c, jb, nxt, c1, me_r == pr, A12));
+      if (!spread)
+        HLA_CALL(u_solve(c, jb, nxt, nu, me_r == pr, A12)); /* spread: after e.'s panel */
     }
     if (!spread)
       HLA_CALL(hlu_bcast(&c->collv, c->ubuf, (size_t)(jb * nu) * sizeof(double), pr, c->howp));

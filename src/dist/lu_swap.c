@@ -153,7 +153,7 @@ int hlu_swap_spread(hlu_ctx *ctx, int64_t j0, int jb, const int64_t *perm, const
   const int64_t ncols = c1 - c0, lld = X->lld, jb2 = (int64_t)jb * jb, nrest = ncols - cnow;
   double *u = ctx->ubuf, *l11 = ctx->l11;
   ctx->defer.n = 0;
-  ctx->defer_na = 0;
+  ctx->defer_na = ctx->defer_n = 0;
   if (ncols == 0) return HLA_OK; /* the same on every rank of the process column */
   /* dst ascends: the pairs that land in the block row come first (u takes them from perm); the
    * rest move inside the matrix. */
@@ -235,7 +235,8 @@ int hlu_swap_spread(hlu_ctx *ctx, int64_t j0, int jb, const int64_t *perm, const
       double *cj = X->data + (c0 + j) * lld;
       for (int64_t q = 0; q < ca; q++) cj[ar[q]] = val[q + j * cw];
     }
-    if (ca > 0 && nrest > 0) { /* [ca][ca local rows][ca x nrest], the queue dies at the sync */
+    if (ca > 0 &&
+        nrest > 0) { /* [ca][ca local rows][ca x nrest]: the queue goes at the next sync */
       size_t at = ctx->defer.n, bytes = (size_t)(1 + ca + ca * nrest) * sizeof(double);
       if (hla_buf_reserve(&ctx->defer, bytes) != HLA_OK)
         return HBSP_FAIL(col, HLA_ERR_NOMEM, "LU row move: out of memory");
