@@ -73,149 +73,67 @@ static int local_moves(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *
   return HLA_OK;
 }
 
-int hlu_move_rows(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, int64_t npairs,
-                  int64_t c0, int64_t c1) {
+/* The row messages of hlu_move_rows and hlu_swap_spread, one per other process row d:
+ *   [ca][cu][nl][ca target rows (global)][cu rows of u][(ca + cu) x ncols values, column-major]
+ *   [nl words of L11]
+ * ca rows of X move to d (the pairs (dst, src) from my rows to d's), cu rows of the spread's block
+ * row u (mine, rows ut[] of u; leading dimension jb) and, from the diagonal owner, L11. Sources are
+ * read column by column (each column is contiguous; a row walk would touch a cache line per
+ * column), straight into the BSP queue. */
+static int send_rows(hlu_ctx *ctx, hmat X, int d, const int64_t *dst, const int64_t *src,
+                     int64_t npairs, int64_t c0, int64_t ncols, const double *u, int jb,
+                     const int64_t *ut, int64_t cu, const double *l11, int64_t nl) {
   hbsp_env col = ctx->collv.env;
-  int nb = ctx->nb, M = ctx->M, me = ctx->myrow;
-  int64_t ncols = c1 - c0, lld = X->lld;
-  /* Every rank of the column has the same ncols (same process column), so all skip together. */
-  if (npairs == 0 || ncols == 0) return HLA_OK;
-  /* Rows are gathered column by column (each column is contiguous), never row by row with a
-   * stride of lld: a row walk touches one cache line per column. */
-  if (M == 1) return local_moves(ctx, X, dst, src, npairs, c0, ncols);
-  /* One message per other process row: [count][count target rows][count x ncols values,
-   * column-major]; then the moves inside my rows, once every row I send is packed (it may be the
-   * target of a local move); the rows that arrive are written after the sync, when every source
-   * here has been read. */
-  for (int d = 0; d < M; d++) {
-    if (d == me) continue;
-    int64_t cnt = 0;
-    for (int64_t t = 0; t < npairs; t++)
-      cnt += hmat_idx_owner(src[t], nb, M) == me && hmat_idx_owner(dst[t], nb, M) == d;
-    if (cnt == 0) continue;
-    size_t words = (size_t)(1 + cnt + cnt * ncols);
-    void *space;
-    HLA_CALL(hbsp_send_buf(col, d, NULL, words * sizeof(double), &space));
-    double *val = (double *)space + 1 + cnt;
-    int64_t *hdr = space, q = 0;
-    hdr[0] = cnt;
-    for (int64_t t = 0; t < npairs; t++)
-      if (hmat_idx_owner(src[t], nb, M) == me && hmat_idx_owner(dst[t], nb, M) == d)
-        hdr[1 + q++] = t; /* pair index for now: the source row is read below */
-    for (q = 0; q < cnt; q++)
-      hdr[1 + q] = hmat_idx_g2l(src[hdr[1 + q]], nb, M); /* local source row */
-    for (int64_t j = 0; j < ncols; j++) {
-      const double *cj = X->data + (c0 + j) * lld;
-      for (q = 0; q < cnt; q++) val[q + j * cnt] = cj[hdr[1 + q]];
-    }
-    /* The header now carries the target rows (global). */
-    for (int64_t t = 0, q2 = 0; t < npairs; t++)
-      if (hmat_idx_owner(src[t], nb, M) == me && hmat_idx_owner(dst[t], nb, M) == d)
-        hdr[1 + q2++] = dst[t];
+  const int nb = ctx->nb, M = ctx->M, me = ctx->myrow;
+  int64_t ca = 0;
+  for (int64_t t = 0; t < npairs; t++)
+    ca += hmat_idx_owner(src[t], nb, M) == me && hmat_idx_owner(dst[t], nb, M) == d;
+  const int64_t cw = ca + cu;
+  if (cw == 0 && nl == 0) return HLA_OK;
+  size_t words = (size_t)(3 + cw + cw * ncols + nl);
+  void *space;
+  HLA_CALL(hbsp_send_buf(col, d, NULL, words * sizeof(double), &space));
+  int64_t *hdr = space, *rows = hdr + 3, q = 0;
+  double *val = (double *)space + 3 + cw;
+  hdr[0] = ca, hdr[1] = cu, hdr[2] = nl;
+  for (int64_t t = 0; t < npairs; t++) /* local source rows for now, target rows below */
+    if (hmat_idx_owner(src[t], nb, M) == me && hmat_idx_owner(dst[t], nb, M) == d)
+      rows[q++] = hmat_idx_g2l(src[t], nb, M);
+  for (int64_t j = 0; j < ncols; j++) {
+    const double *cj = X->data + (c0 + j) * X->lld, *uj = cu ? u + j * jb : NULL;
+    double *v = val + j * cw;
+    for (q = 0; q < ca; q++) v[q] = cj[rows[q]];
+    for (q = 0; q < cu; q++) v[ca + q] = uj[ut[q]];
   }
-  HLA_CALL(local_moves(ctx, X, dst, src, npairs, c0, ncols));
-  size_t nmsg;
-  HLA_CALL(hdist_sync_count(col, &nmsg));
-  ctx->msg.n = 0; /* the local target rows of a message, <= npairs */
-  if (hla_buf_reserve(&ctx->msg, (size_t)npairs * sizeof(int64_t)) != HLA_OK)
-    return HBSP_FAIL(col, HLA_ERR_NOMEM, "LU row move: out of memory");
-  int64_t *rows = (int64_t *)ctx->msg.p;
-  for (size_t m = 0; m < nmsg; m++) { /* read in place: the queue lives until the next sync */
-    size_t got;
-    const void *space;
-    HLA_CALL(hbsp_hpmove(col, NULL, &space, &got));
-    const int64_t *hdr = space, cnt = got >= sizeof(double) ? hdr[0] : 0;
-    size_t words = (size_t)(1 + cnt + cnt * ncols);
-    if (cnt < 1 || cnt > npairs || got != words * sizeof(double))
-      return HBSP_FAIL(col, HLA_ERR_INTERNAL, "LU row move: message of %zu bytes, expected %zu",
-                       got, words * sizeof(double));
-    for (int64_t q = 0; q < cnt; q++) {
-      if (hmat_idx_owner(hdr[1 + q], nb, M) != me)
-        return HBSP_FAIL(col, HLA_ERR_INTERNAL, "LU row move: row %lld is not mine",
-                         (long long)hdr[1 + q]);
-      rows[q] = hmat_idx_g2l(hdr[1 + q], nb, M);
-    }
-    const double *val = (const double *)space + 1 + cnt;
-    for (int64_t j = 0; j < ncols; j++) {
-      double *cj = X->data + (c0 + j) * lld;
-      for (int64_t q = 0; q < cnt; q++) cj[rows[q]] = val[q + j * cnt];
-    }
-  }
+  q = 0;
+  for (int64_t t = 0; t < npairs; t++)
+    if (hmat_idx_owner(src[t], nb, M) == me && hmat_idx_owner(dst[t], nb, M) == d)
+      rows[q++] = dst[t];
+  for (q = 0; q < cu; q++) rows[ca + q] = ut[q];
+  if (nl) memcpy(val + cw * ncols, l11, (size_t)nl * sizeof(double));
   return HLA_OK;
 }
 
-int hlu_swap_spread(hlu_ctx *ctx, int64_t j0, int jb, const int64_t *perm, const int64_t *dst,
-                    const int64_t *src, int64_t npairs, int64_t c0, int64_t c1, int64_t cnow,
-                    int pr, const double *L, int64_t ldl) {
+/* End the superstep of the column and take the messages of send_rows in place (the queue lives
+ * until the next sync): rows of X land in the first cnow of the ncols columns, the rest of them in
+ * ctx->defer for hlu_swap_spread_rest; rows of the block row land in u (leading dimension jb;
+ * none expected when jb = 0), L11 in l11. ar holds maxa entries, the most rows of X a message
+ * may carry. */
+static int recv_rows(hlu_ctx *ctx, hmat X, int64_t c0, int64_t ncols, int64_t cnow, double *u,
+                     int jb, double *l11, int64_t *ar, int64_t maxa) {
   hbsp_env col = ctx->collv.env;
-  hmat X = ctx->A;
   const int nb = ctx->nb, M = ctx->M, me = ctx->myrow;
-  const int64_t ncols = c1 - c0, lld = X->lld, jb2 = (int64_t)jb * jb, nrest = ncols - cnow;
-  double *u = ctx->ubuf, *l11 = ctx->l11;
-  ctx->defer.n = 0;
-  ctx->defer_na = ctx->defer_n = 0;
-  if (ncols == 0) return HLA_OK; /* the same on every rank of the process column */
-  /* dst ascends: the pairs that land in the block row come first (u takes them from perm); the
-   * rest move inside the matrix. */
-  int64_t ntop = 0;
-  while (ntop < npairs && dst[ntop] < j0 + jb) ntop++;
-  const int64_t *adst = dst + ntop, *asrc = src + ntop, na = npairs - ntop;
-  ctx->defer_dst = adst, ctx->defer_src = asrc, ctx->defer_na = na;
-  ctx->defer_c0 = c0 + cnow, ctx->defer_n = nrest;
-
-  /* My rows of the block row into u, before any row is overwritten: ut[q] row of u, ur[q] local
-   * row of X (ctx->swork holds 4 nb entries: jb + jb here, <= 2 jb pairs below). */
-  int64_t *ut = ctx->swork, *ur = ut + jb, *ar = ur + jb, nmine = 0;
-  for (int t = 0; t < jb; t++)
-    if (hmat_idx_owner(perm[t], nb, M) == me)
-      ut[nmine] = t, ur[nmine] = hmat_idx_g2l(perm[t], nb, M), nmine++;
-  for (int64_t j = 0; j < ncols; j++) {
-    const double *cj = X->data + (c0 + j) * lld;
-    double *uj = u + j * jb;
-    for (int64_t q = 0; q < nmine; q++) uj[ut[q]] = cj[ur[q]];
-  }
-  if (me == pr) hkern_pack(jb, jb, L, ldl, l11);
-
-  /* One message per other process row: [ca][cu][nl][ca target rows (global)][cu rows of u]
-   * [(ca + cu) x ncols values, column-major][nl words of L11]. My rows of the block row go to
-   * everyone; the rows moving inside the matrix to their owner only. */
-  for (int d = 0; d < M; d++) {
-    if (d == me) continue;
-    int64_t ca = 0;
-    for (int64_t i = 0; i < na; i++)
-      if (hmat_idx_owner(asrc[i], nb, M) == me && hmat_idx_owner(adst[i], nb, M) == d) ar[ca++] = i;
-    const int64_t cw = ca + nmine, nl = me == pr ? jb2 : 0;
-    if (cw == 0 && nl == 0) continue;
-    size_t words = (size_t)(3 + cw + cw * ncols + nl);
-    void *space;
-    HLA_CALL(hbsp_send_buf(col, d, NULL, words * sizeof(double), &space));
-    double *val = (double *)space + 3 + cw;
-    int64_t *hdr = space;
-    hdr[0] = ca, hdr[1] = nmine, hdr[2] = nl;
-    for (int64_t q = 0; q < ca; q++) /* target rows out, local source rows kept */
-      hdr[3 + q] = adst[ar[q]], ar[q] = hmat_idx_g2l(asrc[ar[q]], nb, M);
-    for (int64_t q = 0; q < nmine; q++) hdr[3 + ca + q] = ut[q];
-    for (int64_t j = 0; j < ncols; j++) {
-      const double *cj = X->data + (c0 + j) * lld, *uj = u + j * jb;
-      double *v = val + j * cw;
-      for (int64_t q = 0; q < ca; q++) v[q] = cj[ar[q]];
-      for (int64_t q = 0; q < nmine; q++) v[ca + q] = uj[ut[q]];
-    }
-    if (nl) memcpy(val + cw * ncols, l11, (size_t)nl * sizeof(double));
-  }
-  HLA_CALL(local_moves(ctx, X, adst, asrc, na, c0, cnow));
-  if (M == 1) return HLA_OK;
-
+  const int64_t lld = X->lld, jb2 = (int64_t)jb * jb, nrest = ncols - cnow;
   size_t nmsg;
   HLA_CALL(hdist_sync_count(col, &nmsg));
-  for (size_t m = 0; m < nmsg; m++) { /* read in place: the queue lives until the next sync */
+  for (size_t m = 0; m < nmsg; m++) {
     size_t got;
     const void *space;
     HLA_CALL(hbsp_hpmove(col, NULL, &space, &got));
     const int64_t *hdr = space;
     const int64_t ca = got >= 3 * sizeof(double) ? hdr[0] : -1, cu = ca >= 0 ? hdr[1] : -1,
                   nl = ca >= 0 ? hdr[2] : -1, cw = ca + cu;
-    if (ca < 0 || ca > 2 * (int64_t)jb || cu < 0 || cu > jb || (nl != 0 && nl != jb2) ||
+    if (ca < 0 || ca > maxa || cu < 0 || cu > jb || (nl != 0 && nl != jb2) ||
         got != (size_t)(3 + cw + cw * ncols + nl) * sizeof(double))
       return HBSP_FAIL(col, HLA_ERR_INTERNAL, "LU row move: malformed message of %zu bytes", got);
     for (int64_t q = 0; q < cw; q++) {
@@ -226,7 +144,7 @@ int hlu_swap_spread(hlu_ctx *ctx, int64_t j0, int jb, const int64_t *perm, const
     }
     const int64_t *tu = hdr + 3 + ca;
     const double *val = (const double *)space + 3 + cw;
-    for (int64_t j = 0; j < ncols; j++) {
+    for (int64_t j = 0; cu > 0 && j < ncols; j++) {
       double *uj = u + j * jb;
       const double *v = val + j * cw;
       for (int64_t q = 0; q < cu; q++) uj[tu[q]] = v[ca + q];
@@ -251,6 +169,66 @@ int hlu_swap_spread(hlu_ctx *ctx, int64_t j0, int jb, const int64_t *perm, const
     if (nl) memcpy(l11, val + cw * ncols, (size_t)nl * sizeof(double));
   }
   return HLA_OK;
+}
+
+int hlu_move_rows(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, int64_t npairs,
+                  int64_t c0, int64_t c1) {
+  const int M = ctx->M, me = ctx->myrow;
+  const int64_t ncols = c1 - c0;
+  /* Every rank of the column has the same ncols (same process column), so all skip together. */
+  if (npairs == 0 || ncols == 0) return HLA_OK;
+  if (M == 1) return local_moves(ctx, X, dst, src, npairs, c0, ncols);
+  /* The rows for other process rows are packed first, then the moves inside my rows (a row I send
+   * may be the target of a local move); the rows that arrive are written after the sync, when
+   * every source here has been read. */
+  for (int d = 0; d < M; d++)
+    if (d != me)
+      HLA_CALL(send_rows(ctx, X, d, dst, src, npairs, c0, ncols, NULL, 0, NULL, 0, NULL, 0));
+  HLA_CALL(local_moves(ctx, X, dst, src, npairs, c0, ncols));
+  ctx->msg.n = 0; /* the local target rows of a message, <= npairs */
+  if (hla_buf_reserve(&ctx->msg, (size_t)npairs * sizeof(int64_t)) != HLA_OK)
+    return HBSP_FAIL(ctx->collv.env, HLA_ERR_NOMEM, "LU row move: out of memory");
+  return recv_rows(ctx, X, c0, ncols, ncols, NULL, 0, NULL, (int64_t *)ctx->msg.p, npairs);
+}
+
+int hlu_swap_spread(hlu_ctx *ctx, int64_t j0, int jb, const int64_t *perm, const int64_t *dst,
+                    const int64_t *src, int64_t npairs, int64_t c0, int64_t c1, int64_t cnow,
+                    int pr, const double *L, int64_t ldl) {
+  hmat X = ctx->A;
+  const int nb = ctx->nb, M = ctx->M, me = ctx->myrow;
+  const int64_t ncols = c1 - c0, lld = X->lld;
+  double *u = ctx->ubuf, *l11 = ctx->l11;
+  ctx->defer.n = 0;
+  ctx->defer_na = ctx->defer_n = 0;
+  if (ncols == 0) return HLA_OK; /* the same on every rank of the process column */
+  /* dst ascends: the pairs that land in the block row come first (u takes them from perm); the
+   * rest move inside the matrix. */
+  int64_t ntop = 0;
+  while (ntop < npairs && dst[ntop] < j0 + jb) ntop++;
+  const int64_t *adst = dst + ntop, *asrc = src + ntop, na = npairs - ntop;
+  ctx->defer_dst = adst, ctx->defer_src = asrc, ctx->defer_na = na;
+  ctx->defer_c0 = c0 + cnow, ctx->defer_n = ncols - cnow;
+
+  /* My rows of the block row into u, before any row is overwritten: ut[q] row of u, ur[q] local
+   * row of X (ctx->swork holds 4 nb entries: jb + jb here, <= 2 jb pairs in recv_rows). */
+  int64_t *ut = ctx->swork, *ur = ut + jb, *ar = ur + jb, nmine = 0;
+  for (int t = 0; t < jb; t++)
+    if (hmat_idx_owner(perm[t], nb, M) == me)
+      ut[nmine] = t, ur[nmine] = hmat_idx_g2l(perm[t], nb, M), nmine++;
+  for (int64_t j = 0; j < ncols; j++) {
+    const double *cj = X->data + (c0 + j) * lld;
+    double *uj = u + j * jb;
+    for (int64_t q = 0; q < nmine; q++) uj[ut[q]] = cj[ur[q]];
+  }
+  if (me == pr) hkern_pack(jb, jb, L, ldl, l11);
+  /* My rows of the block row go to everyone, the rows moving inside the matrix to their owner. */
+  const int64_t nl = me == pr ? (int64_t)jb * jb : 0;
+  for (int d = 0; d < M; d++)
+    if (d != me)
+      HLA_CALL(send_rows(ctx, X, d, adst, asrc, na, c0, ncols, u, jb, ut, nmine, l11, nl));
+  HLA_CALL(local_moves(ctx, X, adst, asrc, na, c0, cnow));
+  if (M == 1) return HLA_OK;
+  return recv_rows(ctx, X, c0, ncols, cnow, u, jb, l11, ar, 2 * (int64_t)jb);
 }
 
 int hlu_swap_spread_rest(hlu_ctx *ctx) {
