@@ -9,6 +9,7 @@
  *
  *   mpiexec -n P ./bench_lu [--n 4096,6000,8192] [--quick] [--grid MxN] [--nb 128] [--reps 3]
  *                           [--groups IxJ] [--only lapack,scalapack,hla-flat,hla-hier]
+ *                           [--bcast ALG] [--swap auto|rows|spread]
  *
  * The matrix is HPL-like: entries uniform in [-0.5, 0.5) from a counter-based generator (a pure
  * function of (seed, i, j)), so every implementation factors the same matrix. Per case and run:
@@ -110,6 +111,7 @@ typedef struct {
   int nn, M, N, nb, reps, gI, gJ;
   char only[128];
   int bcast; /* hbsp_alg of hla's broadcasts (--bcast), HBSP_AUTO by default */
+  int swap;  /* hla_swap_alg (--swap), HLA_SWAP_AUTO by default */
 } bopts;
 
 typedef struct {
@@ -129,8 +131,9 @@ static int wanted(const bopts *o, const char *impl) {
 }
 
 static int parse(int argc, char **argv, bopts *o, int rank) {
-  *o = (bopts){{4096, 6000, 8192}, 3, 0, 0, 128, 3, 0, 0, "", HBSP_AUTO};
+  *o = (bopts){{4096, 6000, 8192}, 3, 0, 0, 128, 3, 0, 0, "", HBSP_AUTO, HLA_SWAP_AUTO};
   static const char *algs[] = {"auto", "native", "flat", "binomial", "pipeline", "sa"};
+  static const char *swaps[] = {"auto", "rows", "spread"};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     int ok = 1;
@@ -161,13 +164,18 @@ static int parse(int argc, char **argv, bopts *o, int rank) {
       ok = 0;
       for (int k = 0; k < 6; k++)
         if (!strcmp(v, algs[k])) o->bcast = k, ok = 1;
+    } else if (!strcmp(a, "--swap")) {
+      ok = 0;
+      for (int k = 0; k < 3; k++)
+        if (!strcmp(v, swaps[k])) o->swap = k, ok = 1;
     } else
       ok = 0;
     if (!ok) {
       if (rank == 0)
         fprintf(stderr, "usage: bench_lu [--n N1,N2,..] [--quick] [--grid MxN] [--nb NB] "
                         "[--reps R] [--groups IxJ] [--only lapack,scalapack,hla-flat,hla-hier]\n"
-                        "                [--bcast auto|native|flat|binomial|pipeline|sa]\n");
+                        "                [--bcast auto|native|flat|binomial|pipeline|sa] "
+                        "[--swap auto|rows|spread]\n");
       return 1;
     }
     i++;
@@ -391,6 +399,7 @@ int main(int argc, char **argv) {
       default:
         ho.lu_alg = m == 2 ? HLA_LU_FLAT : HLA_LU_HIER;
         ho.bcast.alg = (hbsp_alg)o.bcast;
+        ho.swap = o.swap;
         if (m == 3) ho.groups_row = o.gI, ho.groups_col = o.gJ;
         ok = run_hla(g, n, o.nb, o.reps, &ho, c);
       }

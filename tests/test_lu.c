@@ -8,7 +8,7 @@
 /* Variants cycled through by the exact tests: all must give the exact factors. */
 static void variant(int v, hla_opts *o) {
   memset(o, 0, sizeof *o);
-  switch (v % 5) {
+  switch (v % 7) {
   case 1:
     o->lookahead = -1;
     break;
@@ -20,6 +20,12 @@ static void variant(int v, hla_opts *o) {
     break;
   case 4:
     o->lu_alg = HLA_LU_FLAT, o->bcast.alg = HBSP_BINOMIAL;
+    break;
+  case 5:
+    o->swap = HLA_SWAP_ROWS;
+    break;
+  case 6:
+    o->swap = HLA_SWAP_SPREAD, o->lookahead = -1;
     break;
   }
 }
@@ -34,16 +40,20 @@ static hmat factor_variant(const tgrid *t, int64_t n, int nb, int v, ht_entry_fn
   return A;
 }
 
-/* The seeds' matrix: exactly its factors and pivots, every block size, the variants in turn (*v
- * counts on from grid to grid). */
-static void thesis_on(const tgrid *t, void *v) {
-  int *var = v;
+/* The variant of the c-th factorisation on grid t: every variant in turn, from a different start on
+ * each grid (a function of the grid, not a counter: a rank skips the grids it is not on). */
+static int variant_of(const tgrid *t, int c) {
+  return 3 * t->shape + c;
+}
+
+/* The seeds' matrix: exactly its factors and pivots, every block size, the variants in turn. */
+static void thesis_on(const tgrid *t, void *ctx) {
   int64_t sizes[] = {13, 5, 1};
   for (int q = 0; q < 3; q++) {
     int64_t n = sizes[q], ipiv[13];
     int nbs[] = {1, 2, 3, 8, (int)n};
     for (int b = 0; b < 5; b++) {
-      hmat A = factor_variant(t, n, nbs[b], (*var)++, thesis_entry, &n, ipiv);
+      hmat A = factor_variant(t, n, nbs[b], variant_of(t, 5 * q + b), thesis_entry, &n, ipiv);
       CU_ASSERT(ht_local_is(A, thesis_factors, NULL));
       for (int64_t k = 0; k < n; k++) CU_ASSERT_EQUAL(ipiv[k], k + 1 < n ? k + 1 : k);
       hmat_free(&A);
@@ -52,13 +62,11 @@ static void thesis_on(const tgrid *t, void *v) {
 }
 
 static void test_thesis_matrix(void) {
-  int v = 0;
-  tgrid_each(thesis_on, &v);
+  tgrid_each(thesis_on, NULL);
 }
 
 /* The exact generator: its factors and pivots, every block size, the variants in turn. */
-static void exact_on(const tgrid *t, void *v) {
-  int *var = v;
+static void exact_on(const tgrid *t, void *ctx) {
   int64_t sizes[] = {22, 6};
   for (int q = 0; q < 2; q++) {
     int64_t n = sizes[q], ipiv[22];
@@ -66,7 +74,7 @@ static void exact_on(const tgrid *t, void *v) {
     exact_make(&e, n, 1000 + (uint64_t)(t->shape * 10 + q), -1);
     int nbs[] = {1, 2, 3, 8, (int)n};
     for (int b = 0; b < 5; b++) {
-      hmat A = factor_variant(t, n, nbs[b], (*var)++, global_entry, &e, ipiv);
+      hmat A = factor_variant(t, n, nbs[b], variant_of(t, 5 * q + b), global_entry, &e, ipiv);
       CU_ASSERT(ht_local_is(A, factors_entry, &e));
       CU_ASSERT_EQUAL(memcmp(ipiv, e.ipiv, (size_t)n * sizeof *ipiv), 0);
       hmat_free(&A);
@@ -76,8 +84,7 @@ static void exact_on(const tgrid *t, void *v) {
 }
 
 static void test_exact_generator(void) {
-  int v = 0;
-  tgrid_each(exact_on, &v);
+  tgrid_each(exact_on, NULL);
 }
 
 /* Random matrices: LAPACK's pivots, a small factor residual, on every grid, both panels. */
@@ -113,9 +120,10 @@ static void test_random_vs_lapack(void) {
 /* Flat and hierarchical, look-ahead on and off: the same pivots and the same bits. */
 static void variants_identical_on(const tgrid *t, void *ctx) {
   const int64_t n = 37;
-  double *F[4];
-  int64_t ipiv[4][37];
-  for (int v = 0; v < 4; v++) {
+  double *F[8];
+  int64_t ipiv[8][37];
+  /* v: bit 0 look-ahead off, bit 1 two levels, bit 2 the swap variant that auto does not pick */
+  for (int v = 0; v < 8; v++) {
     hla_opts o = HLA_OPTS_INIT;
     hla_report rep;
     o.report = &rep;
@@ -124,17 +132,21 @@ static void variants_identical_on(const tgrid *t, void *ctx) {
       o.lu_alg = HLA_LU_HIER, o.groups_row = 2, o.groups_col = 3;
     else
       o.lu_alg = HLA_LU_FLAT;
+    const int two = v & 2 && t->M >= 3; /* groups of one rank: flat */
+    const int autoswap = !two && t->M <= 4 ? HLA_SWAP_SPREAD : HLA_SWAP_ROWS;
+    if (v & 4) o.swap = autoswap == HLA_SWAP_SPREAD ? HLA_SWAP_ROWS : HLA_SWAP_SPREAD;
     F[v] = factor_gathered(t, n, 5, 5, &o, ipiv[v]);
     CU_ASSERT_EQUAL(rep.lu_alg, v & 2 ? HLA_LU_HIER : HLA_LU_FLAT);
     CU_ASSERT_EQUAL(rep.lookahead, v & 1 ? 0 : 1);
-    CU_ASSERT_EQUAL(rep.groups_row, v & 2 && t->M >= 3 ? 2 : 1); /* groups of one rank: flat */
+    CU_ASSERT_EQUAL(rep.groups_row, two ? 2 : 1);
+    CU_ASSERT_EQUAL(rep.swap, v & 4 ? o.swap : autoswap);
   }
   if (t->rank == 0)
-    for (int v = 1; v < 4; v++) {
+    for (int v = 1; v < 8; v++) {
       CU_ASSERT_EQUAL(memcmp(ipiv[0], ipiv[v], sizeof ipiv[0]), 0);
       CU_ASSERT_EQUAL(ht_ndiff(F[0], F[v], n * n), 0);
     }
-  for (int v = 0; v < 4; v++) free(F[v]);
+  for (int v = 0; v < 8; v++) free(F[v]);
 }
 
 static void test_variants_identical(void) {
@@ -319,7 +331,9 @@ static void test_bad_arguments(void) {
   CU_ASSERT_EQUAL(hlu_factor(A, ipiv, &o), HLA_ERR_ARG);
   o.lu_alg = 0, o.lookahead = -2;
   CU_ASSERT_EQUAL(hlu_factor(A, ipiv, &o), HLA_ERR_ARG);
-  o.lookahead = 0, o.panel = 7;
+  o.lookahead = 0, o.swap = 3;
+  CU_ASSERT_EQUAL(hlu_factor(A, ipiv, &o), HLA_ERR_ARG);
+  o.swap = 0, o.panel = 7;
   CU_ASSERT_EQUAL(hla_gesv(A, ipiv, B, &o), HLA_ERR_ARG);
   o.panel = 0, o.lu_alg = ht_rank() == 0 ? HLA_LU_FLAT : HLA_LU_HIER; /* differs between ranks */
   CU_ASSERT_EQUAL(hlu_factor(A, ipiv, P > 1 ? &o : NULL), P > 1 ? HLA_ERR_ARG : HLA_OK);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Device calls 3 and 4 (bench/results/device_16core.md): build, then LU at P = 16 with bench_lu's
-# phase line.   bench/results/device_run_lu16.sh 3|4
+# Device calls 3, 4 and 6 (bench/results/device_16core.md): build, then LU at P = 16 with
+# bench_lu's phase line.   bench/results/device_run_lu16.sh 3|4|6
+# (6: ScaLAPACK and hla flat on every grid, then HPL on the same grids, all in one call.)
 # Run on the device from the repository root with .dev/ prepared as bench/device_scaling.sh says
 # (the .debs and a git archive of the commit under test); results under $OUT.
 cd "$(dirname "$0")/../.."  # the repository root (this file lives in bench/results)
@@ -24,6 +25,11 @@ if [ "${1:-3}" = 3 ]; then
   done
   NB=256 lu "$MPI" --grid 4x4 --only hla-flat
   lu "$MPI" --grid 1x16 --only hla-flat
+elif [ "$1" = 6 ]; then
+  cat /sys/kernel/mm/transparent_hugepage/enabled
+  for g in 4x4 2x8 8x2 1x16; do lu "$MPI" --grid $g --only scalapack,hla-flat; done
+  HPL_GRIDS="4x4 2x8 8x2 1x16" LU_NBS=128 HPL_REPS=1 DEADLINE=200 bash bench/device_scaling.sh hpl 2>&1 |
+    grep -i "hpl n=\|gflops" | tee -a $L
 else
   for g in 2x8 1x16 4x4 8x2; do lu "$MPI" --grid $g --only hla-flat; done
   HPL_GRIDS="4x4 2x8" LU_NBS=128 HPL_REPS=1 DEADLINE=200 bash bench/device_scaling.sh hpl 2>&1 |

@@ -19,6 +19,13 @@ extern "C" {
 typedef enum { HLA_MM_AUTO = 0, HLA_MM_SUMMA, HLA_MM_HSUMMA, HLA_MM_3D } hla_mm_alg;
 typedef enum { HLA_LU_AUTO = 0, HLA_LU_FLAT, HLA_LU_HIER } hla_lu_alg;
 typedef enum { HLA_PANEL_AUTO = 0, HLA_PANEL_RECURSIVE, HLA_PANEL_COLUMNS } hla_panel_alg;
+/** How LU brings the U row block of a block step to its process column (HPL's swap variants).
+ *  ROWS: the interchanges move rows to their owners, the process row of the diagonal block solves
+ *  U12 = L11^-1 A12 and broadcasts it down the column. SPREAD (HPL's "long" swap): the interchanges
+ *  carry the block row and L11 to every rank of the column, which each solve their own copy: one
+ *  superstep less per block, at M - 1 copies of the block row where one process row holds all the
+ *  pivots. The bits of the factors are the same either way. */
+typedef enum { HLA_SWAP_AUTO = 0, HLA_SWAP_ROWS, HLA_SWAP_SPREAD } hla_swap_alg;
 
 /** What an operation did (filled when opts->report is set). */
 typedef struct {
@@ -32,6 +39,7 @@ typedef struct {
   int replication;            /* 3D/2.5D: layers c */
   int lookahead;              /* LU look-ahead depth */
   int panel;                  /* hla_panel_alg */
+  int swap;                   /* hla_swap_alg that ran (LU) */
   int threads;                /* BLAS/OpenMP threads per rank */
   int redistributed;          /* operands were redistributed to a common layout first */
   double predicted_seconds;   /* model prediction, 0 if none */
@@ -60,6 +68,7 @@ typedef struct {
   int lu_alg;                 /* hla_lu_alg */
   int lookahead;              /* LU look-ahead depth; 0 = automatic (>= 1), -1 = off */
   int panel;                  /* hla_panel_alg */
+  int swap;                   /* hla_swap_alg */
   hbsp_coll bcast;    /* broadcast algorithm for panels; alg = HBSP_AUTO: library's choice */
   hla_report *report; /* out: what ran and why (may be NULL) */
   int64_t *info_out;  /* out (hlu_factor, hla_gesv): first zero pivot (0-based), -1 if none */

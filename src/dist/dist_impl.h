@@ -27,7 +27,7 @@ struct hmat_s {
   double *data; /* lld x nloc, column-major; never NULL (one spare word when empty) */
 };
 
-/* Collective over env: *same = 1 on every rank iff v[0..k) is equal on every rank (k <= 8).
+/* Collective over env: *same = 1 on every rank iff v[0..k) is equal on every rank (k <= 16).
  * One allreduce. */
 int hdist_check_same(hbsp_env env, const int64_t *v, int k, int *same);
 

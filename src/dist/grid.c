@@ -8,8 +8,8 @@
 #include "kernels/kernels.h"
 
 int hdist_check_same(hbsp_env env, const int64_t *v, int k, int *same) {
-  int64_t buf[16] = {0}, out[16];
-  if (k > 8) return HBSP_FAIL(env, HLA_ERR_INTERNAL, "hdist_check_same: k = %d > 8", k);
+  int64_t buf[32] = {0}, out[32];
+  if (k > 16) return HBSP_FAIL(env, HLA_ERR_INTERNAL, "hdist_check_same: k = %d > 16", k);
   /* max(v) and max(-v) = -min(v) in one reduction */
   for (int i = 0; i < k; i++) buf[i] = v[i], buf[k + i] = -v[i];
   HLA_CALL(hbsp_allreduce(env, buf, out, (size_t)(2 * k), HBSP_INT64, HBSP_MAX, NULL));

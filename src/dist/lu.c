@@ -9,9 +9,8 @@
  *      process row from pc (one- or two-level broadcast, lu_bcast.c);
  *   c. swaps: the jb interchanges, composed into one permutation, move every touched row once to
  *      its final owner right of the panel, in one superstep per process column (lu_swap.c); left
- *      of the panels they wait for the end (f.). On flat process columns of up to HLU_SPREAD_MAX
- *      ranks the same superstep brings the block row A12 and L11 to every rank of the column
- *      (HPL's "long" swap: hlu_swap_spread);
+ *      of the panels they wait for the end (f.). With HLA_SWAP_SPREAD the same superstep brings
+ *      the block row A12 and L11 to every rank of the column (HPL's "long" swap: hlu_swap_spread);
  *   d. U: U12 := L11^-1 A12 (trsm) on every rank of the column after a spread, else on process
  *      row pr, which then sends U12 down its process column;
  *   e. update: A22 -= L21 U12 by dgemm (threaded BLAS of the node), first on the columns of block
@@ -48,6 +47,8 @@
  *   lookahead  depth 1 (deeper requests run depth 1); -1 turns it off.
  *   panel      HLA_PANEL_RECURSIVE (M = 1: the node kernel's recursive LU; M > 1: distributed
  *              recursive); HLA_PANEL_COLUMNS runs the distributed column-by-column panel.
+ *   swap       HLA_SWAP_SPREAD on one-level process columns of up to HLU_SPREAD_MAX ranks, else
+ *              HLA_SWAP_ROWS (either may be requested, on any column).
  *   bcast      opts->bcast for every broadcast and max-with-location (Hasanov groups are used
  *              only where they divide the environment); HBSP_AUTO: the BSP layer's choice.
  * Errors: arguments and non-finite entries are checked and agreed before A changes. A failure of
@@ -68,8 +69,8 @@
 int hlu_opts_check(hbsp_env env, const char *fn, const hla_opts *o, int64_t *v) {
   hla_opts z = HLA_OPTS_INIT;
   if (o == NULL) o = &z;
-  int64_t w[HLU_NOPTS] = {o->lu_alg,       o->lookahead, o->panel,      o->bcast.alg,
-                          o->bcast.groups, o->groups,    o->groups_row, o->groups_col};
+  int64_t w[HLU_NOPTS] = {o->lu_alg, o->lookahead,  o->panel,      o->bcast.alg, o->bcast.groups,
+                          o->groups, o->groups_row, o->groups_col, o->swap};
   memcpy(v, w, sizeof w);
   if (o->lu_alg < HLA_LU_AUTO || o->lu_alg > HLA_LU_HIER)
     return HBSP_FAIL(env, HLA_ERR_ARG, "%s: unknown lu_alg %d", fn, o->lu_alg);
@@ -78,6 +79,8 @@ int hlu_opts_check(hbsp_env env, const char *fn, const hla_opts *o, int64_t *v) 
                      o->lookahead);
   if (o->panel < HLA_PANEL_AUTO || o->panel > HLA_PANEL_COLUMNS)
     return HBSP_FAIL(env, HLA_ERR_ARG, "%s: unknown panel algorithm %d", fn, o->panel);
+  if (o->swap < HLA_SWAP_AUTO || o->swap > HLA_SWAP_SPREAD)
+    return HBSP_FAIL(env, HLA_ERR_ARG, "%s: unknown swap variant %d", fn, o->swap);
   if ((unsigned)o->bcast.alg > (unsigned)HBSP_SCATTER_ALLGATHER)
     return HBSP_FAIL(env, HLA_ERR_ARG, "%s: unknown broadcast algorithm %d", fn, (int)o->bcast.alg);
   if (o->bcast.groups < 0 || o->groups < 0 || o->groups_row < 0 || o->groups_col < 0)
@@ -237,11 +240,22 @@ int hlu_setup(hlu_ctx *c, hmat A, const hla_opts *opts) {
     hlu_level_free(&c->collv);
     return code;
   }
+  const char *sw;
+  if (opts && opts->swap != HLA_SWAP_AUTO) {
+    c->swap = opts->swap;
+    sw = c->swap == HLA_SWAP_SPREAD ? "long swap (requested)" : "row swaps (requested)";
+  } else if (c->collv.local == NULL && c->M <= HLU_SPREAD_MAX) {
+    c->swap = HLA_SWAP_SPREAD;
+    sw = "long swap";
+  } else {
+    c->swap = HLA_SWAP_ROWS;
+    sw = "row swaps";
+  }
   if (planned)
-    snprintf(c->why, sizeof c->why, "%.150s; %s; %s", pch.why, how, pa);
+    snprintf(c->why, sizeof c->why, "%.140s; %s; %s; %s", pch.why, how, pa, sw);
   else
-    snprintf(c->why, sizeof c->why, "%s (%d x %d groups); %s; %s", how, c->groups_row,
-             c->groups_col, la, pa);
+    snprintf(c->why, sizeof c->why, "%s (%d x %d groups); %s; %s; %s", how, c->groups_row,
+             c->groups_col, la, pa, sw);
   c->predicted = planned ? pch.seconds
                  : mach  ? hplan_lu_predict(mach, g, c->n, c->nb, c->alg, c->lookahead)
                          : 0.0;
@@ -290,6 +304,7 @@ void hlu_report(const hlu_ctx *c, const hla_opts *opts, double seconds) {
   r->groups_row = c->groups_row, r->groups_col = c->groups_col;
   r->lookahead = c->lookahead;
   r->panel = c->panel;
+  r->swap = c->swap;
   r->threads = hgrid_threads(c->g);
   r->predicted_seconds = c->predicted;
   r->seconds = seconds;
@@ -394,7 +409,7 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
                     (c->howp == NULL || c->howp->alg == HBSP_AUTO || c->howp->alg == HBSP_NATIVE) &&
                     (int64_t)nb + 1 + c->mloc * nb <= INT_MAX;
   hlu_early lq[2] = {{.n = 0}, {.n = 0}};
-  const int spread = c->collv.local == NULL && M <= HLU_SPREAD_MAX;
+  const int spread = c->swap == HLA_SWAP_SPREAD;
   c->tmark = hbsp_time();
   for (int64_t j0 = 0, k = 0; j0 < n; j0 += nb, k++) {
     const int jb = (int)(n - j0 < nb ? n - j0 : nb);

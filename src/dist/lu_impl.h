@@ -48,6 +48,7 @@ typedef struct {
   int alg;                    /* HLA_LU_FLAT or HLA_LU_HIER, as run */
   int lookahead;              /* 0 off, 1 on */
   int panel;                  /* hla_panel_alg, as run */
+  int swap;                   /* HLA_SWAP_ROWS or HLA_SWAP_SPREAD, as run */
   int groups_row, groups_col; /* groups across a process column / across a process row */
   char why[256];
   /* workspaces, allocated by hlu_workspace */
@@ -89,7 +90,7 @@ typedef struct {
   (3 * ((int64_t)(nb) + 1) + (int64_t)(nb) * (nb) + ((int64_t)(M) + 1) * (2 + 2 * (int64_t)(nb)))
 
 /* Number of the lu_alg/lookahead/panel option fields compared across ranks by hlu_opts_check. */
-#define HLU_NOPTS 8
+#define HLU_NOPTS 9
 
 /* ---- lu.c ---- */
 
