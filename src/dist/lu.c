@@ -47,8 +47,7 @@
  *   lookahead  depth 1 (deeper requests run depth 1); -1 turns it off.
  *   panel      HLA_PANEL_RECURSIVE (M = 1: the node kernel's recursive LU; M > 1: distributed
  *              recursive); HLA_PANEL_COLUMNS runs the distributed column-by-column panel.
- *   swap       HLA_SWAP_SPREAD on one-level process columns of up to HLU_SPREAD_MAX ranks, else
- *              HLA_SWAP_ROWS (either may be requested, on any column).
+ *   swap       HLA_SWAP_ROWS (HLA_SWAP_SPREAD may be requested, on any process column).
  *   bcast      opts->bcast for every broadcast and max-with-location (Hasanov groups are used
  *              only where they divide the environment); HBSP_AUTO: the BSP layer's choice.
  * Errors: arguments and non-finite entries are checked and agreed before A changes. A failure of
@@ -244,10 +243,7 @@ int hlu_setup(hlu_ctx *c, hmat A, const hla_opts *opts) {
   if (opts && opts->swap != HLA_SWAP_AUTO) {
     c->swap = opts->swap;
     sw = c->swap == HLA_SWAP_SPREAD ? "long swap (requested)" : "row swaps (requested)";
-  } else if (c->collv.local == NULL && c->M <= HLU_SPREAD_MAX) {
-    c->swap = HLA_SWAP_SPREAD;
-    sw = "long swap";
-  } else {
+  } else { /* the long swap lost on every grid measured: 2x1, 1x2 (2 cores), 4x4, 2x8, 8x2 (16) */
     c->swap = HLA_SWAP_ROWS;
     sw = "row swaps";
   }

@@ -79,12 +79,6 @@ typedef struct {
  * and a superstep: half the latencies per column, M (2 jb + 2) words each. */
 #define HLU_PANEL_FUSE_MAX 8
 
-/* Process rows up to which the U row block comes with the interchanges (hlu_swap_spread) instead
- * of a triangular solve on one process row and a broadcast down the column. Each owner of a row of
- * it sends the row to every other process row: where the pivots all lie on one process row (a
- * diagonally dominant matrix) that row sends M - 1 copies, against log2 M of a binomial tree. */
-#define HLU_SPREAD_MAX 4
-
 /* Words of ctx->pbuf for a factorisation with nb x nb blocks on M process rows. */
 #define HLU_PBUF_WORDS(nb, M)                                                                      \
   (3 * ((int64_t)(nb) + 1) + (int64_t)(nb) * (nb) + ((int64_t)(M) + 1) * (2 + 2 * (int64_t)(nb)))
@@ -186,19 +180,19 @@ int hlu_move_rows(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, 
 void hlu_perm_pairs(const int64_t *ipiv, int64_t k0, int64_t k1, int64_t n, int64_t *work,
                     int64_t **dst, int64_t **src, int64_t *npairs);
 
-/* Step c. and the start of d. of a block step together, for a flat process column of at most
- * HLU_SPREAD_MAX ranks: the interchanges of block [j0, j0 + jb) over my columns [c0, c1) (pairs
- * from hlu_perm_pairs, perm its permutation) move every row that lands at or below j0 + jb to its
- * owner, and every rank of the process column receives the block row [j0, j0 + jb) as it is after
- * the interchanges into ctx->ubuf (jb x (c1 - c0), leading dimension jb) and L11 into ctx->l11
- * (jb x jb), which process row pr takes from L (the L panel, leading dimension ldl). The block row
- * of the matrix on pr is left as it was: the caller writes the solved U12 there. Every rank then
- * solves its own copy, so no rank waits for another's solve and no U broadcast follows.
- * The rows that move inside the matrix land now only in the first cnow columns (those the next
- * panel needs); for the others hlu_swap_spread_rest, called before anything else reads them,
- * lands them, so that this scattered work runs after the next panel instead of before it.
- * Collective over ctx->collv.env (flat). BSP cost: h = (rows moved) x (c1 - c0) + jb (c1 - c0) +
- * jb^2 words, one superstep l_c (none when M = 1). */
+/* Step c. and the start of d. of a block step together (HLA_SWAP_SPREAD): the interchanges of block
+ * [j0, j0 + jb) over my columns [c0, c1) (pairs from hlu_perm_pairs, perm its permutation) move
+ * every row that lands at or below j0 + jb to its owner, and every rank of the process column
+ * receives the block row [j0, j0 + jb) as it is after the interchanges into ctx->ubuf (jb x (c1 -
+ * c0), leading dimension jb) and L11 into ctx->l11 (jb x jb), which process row pr takes from L
+ * (the L panel, leading dimension ldl). The block row of the matrix on pr is left as it was: the
+ * caller writes the solved U12 there. Every rank then solves its own copy, so no rank waits for
+ * another's solve and no U broadcast follows. The rows that move inside the matrix land now only in
+ * the first cnow columns (those the next panel needs); for the others hlu_swap_spread_rest, called
+ * before anything else reads them, lands them, so that this scattered work runs after the next
+ * panel instead of before it. Collective over ctx->collv.env (one level, also in the hierarchical
+ * variant). BSP cost: h = (rows moved) x (c1 - c0) + jb (c1 - c0) + jb^2 words, one superstep l_c
+ * (none when M = 1). */
 int hlu_swap_spread(hlu_ctx *ctx, int64_t j0, int jb, const int64_t *perm, const int64_t *dst,
                     const int64_t *src, int64_t npairs, int64_t c0, int64_t c1, int64_t cnow,
                     int pr, const double *L, int64_t ldl);

@@ -63,18 +63,18 @@
  * (two levels by node in the hierarchical variant); swaps   right of the panel: M = 1 local copies
  * of 2 jb rows; M > 1 one superstep of the column, h = 2 jb (M - 1)/M (local columns right of the
  * panel); left of it once at the end: the rows below the panel, one pass per column (M > 1: one
- * superstep); U       trsm (jb^2 C flops), on one process row with bcast(col, jb C 8), or (flat
- * columns up to HLU_SPREAD_MAX ranks) on every rank with the block row and L11 in the swap's
- * superstep; update  dgemm(R', C, jb), R' = local rows >= j0 + jb. *   Without look-ahead (or N =
- * 1) a step is the sum. With look-ahead and N > 1 the owner of block k + 1 updates that block,
- * factors panel k + 1 and (flat rows, MPI's broadcast, up to HLU_EARLY_MAX process columns) sends
- * its L panel at once, so a step costs L (1 - ovl) + swaps + U + max(update of everything, update
- * of block k + 1 + panel k + 1). One process (1 x 1): LAPACK's dgetrf, 2/3 n^3 (1 + getrf_half / n)
- * / getrf_rate. Solve (trsolve.c, lu_solve.c): the permutation superstep and, per block and
- * triangle, a row broadcast of the triangle's block column to the process columns holding B, a
- * column broadcast of the solved block, a trsm and a dgemm; up to HLU_FANIN_MAX_NRHS right-hand
- * sides the fan-in instead: per block and triangle a reduce and a broadcast of the thin block, a
- * trsm and one process column's dgemm, then one superstep per process row.
+ * superstep); U       trsm (jb^2 C flops) on one process row and bcast(col, jb C 8) (the automatic
+ * HLA_SWAP_ROWS; the long swap is not modelled); update  dgemm(R', C, jb), R' = local rows >= j0 +
+ * jb. *   Without look-ahead (or N = 1) a step is the sum. With look-ahead and N > 1 the owner of
+ * block k + 1 updates that block, factors panel k + 1 and (flat rows, MPI's broadcast, up to
+ * HLU_EARLY_MAX process columns) sends its L panel at once, so a step costs L (1 - ovl) + swaps + U
+ * + max(update of everything, update of block k + 1 + panel k + 1). One process (1 x 1): LAPACK's
+ * dgetrf, 2/3 n^3 (1 + getrf_half / n) / getrf_rate. Solve (trsolve.c, lu_solve.c): the permutation
+ * superstep and, per block and triangle, a row broadcast of the triangle's block column to the
+ * process columns holding B, a column broadcast of the solved block, a trsm and a dgemm; up to
+ * HLU_FANIN_MAX_NRHS right-hand sides the fan-in instead: per block and triangle a reduce and a
+ * broadcast of the thin block, a trsm and one process column's dgemm, then one superstep per
+ * process row.
  */
 #include <math.h>
 #include <string.h>
@@ -646,7 +646,6 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
   int la = c->lookahead > 0 && N > 1;
   int early = la && N <= HLU_EARLY_MAX && (!hier || row.spans <= 1 || row.per_node <= 1) &&
               (c->bcast_alg == HBSP_AUTO || c->bcast_alg == HBSP_NATIVE);
-  int spread = M <= HLU_SPREAD_MAX && (!hier || col.spans <= 1 || col.per_node <= 1);
   double Call = local_from(n, 0, nb, N);
   /* the workspaces: two L buffers and the U buffer */
   double Rall = local_from(n, 0, nb, M);
@@ -676,9 +675,7 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
       swap = pack_t(x, 2.0 * jb * (8 + 48) * Cn);
       cp += swap;
     } else {
-      /* the block row goes to every rank of the column with the interchanges (spread: about as
-       * many words as the rows a separate swap would move there) and L11 from its owner */
-      double h = 2.0 * jb * (M - 1) / M * Cn + (spread ? jb * jb : 0.0);
+      double h = 2.0 * jb * (M - 1) / M * Cn;
       double s = hp_sync(x, col, h);
       swap = pack_t(x, 2.0 * (8 + 48) * h) + s;
       cmp += s;
@@ -696,9 +693,8 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
       t += left;
     }
     double trsm = Cn > 0 ? 0.6 * hp_gemm(x, jb, Cn, jb) + pack_t(x, 8.0 * jb * Cn) : 0.0;
-    double Ub = spread ? 0.0
-                : hier ? hp_bcast_nodes(x, col, c->bcast_alg, 8.0 * jb * Cn)
-                       : hp_bcast(x, col, c->bcast_alg, 8.0 * jb * Cn);
+    double Ub = hier ? hp_bcast_nodes(x, col, c->bcast_alg, 8.0 * jb * Cn)
+                     : hp_bcast(x, col, c->bcast_alg, 8.0 * jb * Cn);
     cmp += Ub;
     double upd = hp_gemm(x, R1, Cn, jb);
     cp += trsm + upd;
