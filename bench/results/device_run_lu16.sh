@@ -2,7 +2,8 @@
 # Device calls 3, 4 and 6 (bench/results/device_16core.md): build, then LU at P = 16 with
 # bench_lu's phase line.   bench/results/device_run_lu16.sh 3|4|6
 # (6: ScaLAPACK and hla flat on every grid, then HPL on the same grids, all in one call;
-#  7: hla flat with --swap rows against --swap spread, alternating, on 4x4, 2x8 and 8x2.)
+#  7: hla flat with --swap rows against --swap spread, alternating, on 4x4, 2x8 and 8x2;
+#  8: hla flat with the early L broadcast (default on rows of <= 4) against a blocking binomial.)
 # Run on the device from the repository root with .dev/ prepared as bench/device_scaling.sh says
 # (the .debs and a git archive of the commit under test); results under $OUT.
 cd "$(dirname "$0")/../.."  # the repository root (this file lives in bench/results)
@@ -34,6 +35,10 @@ elif [ "$1" = 6 ]; then
 elif [ "$1" = 7 ]; then
   for g in 4x4 2x8 4x4 2x8 8x2; do
     for s in rows spread; do lu "$MPI" --grid $g --only hla-flat --swap $s; done
+  done
+elif [ "$1" = 8 ]; then
+  for g in 4x4 8x2 4x4 8x2; do
+    for b in auto binomial; do lu "$MPI" --grid $g --only hla-flat --bcast $b; done
   done
 else
   for g in 2x8 1x16 4x4 8x2; do lu "$MPI" --grid $g --only hla-flat; done
