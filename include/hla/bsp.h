@@ -153,10 +153,11 @@ HLA_API int hbsp_sync(hbsp_env env);
 /** Barrier over env; completes no communication. Collective over env. BSP cost: l. */
 HLA_API int hbsp_barrier(hbsp_env env);
 
-/** Barrier over env whose waiting ranks sleep (they poll every 100 us) instead of spinning, so
- *  that one rank running threaded work on the node's cores (a one-process baseline, say) has them
- *  to itself. Not a superstep and no BSP checks: nothing pending is touched. Collective over env.
- *  Cost: one MPI barrier, plus up to 100 us after the last rank arrives. */
+/** Barrier over env whose waiting ranks sleep (polling after sleeps that double from 50 us to
+ *  10 ms) instead of spinning, so that one rank running threaded work on the node's cores (a
+ *  one-process baseline, say) has them to itself. Not a superstep and no BSP checks: nothing
+ *  pending is touched. Collective over env. Cost: one MPI barrier, plus up to the time already
+ *  waited (at most 10 ms) after the last rank arrives. */
 HLA_API int hbsp_idle_barrier(hbsp_env env);
 
 /* ---------------------------------------------------------------- collectives */
