@@ -4,7 +4,9 @@
 # (6: ScaLAPACK and hla flat on every grid, then HPL on the same grids, all in one call;
 #  7: hla flat with --swap rows against --swap spread, alternating, on 4x4, 2x8 and 8x2;
 #  8: hla flat with the early L broadcast (default on rows of <= 4) against a blocking binomial;
-#  10: the broadcast algorithms (MPI's, hla's pipeline and scatter-allgather) on 1x16, 2x8, 4x4.)
+#  10: the broadcast algorithms (MPI's, hla's pipeline and scatter-allgather) on 1x16, 2x8, 4x4;
+#  11: hla flat on every grid (pipelined L and U broadcasts by default), 8x2 also with MPI's
+#      broadcast for U, then HPL on the same grids.)
 # Run on the device from the repository root with .dev/ prepared as bench/device_scaling.sh says
 # (the .debs and a git archive of the commit under test); results under $OUT.
 cd "$(dirname "$0")/../.."  # the repository root (this file lives in bench/results)
@@ -46,6 +48,11 @@ elif [ "$1" = 10 ]; then
     for b in auto pipeline sa binomial; do lu "$MPI" --grid $g --only hla-flat --bcast $b; done
   done
   for b in auto pipeline; do lu "$MPI" --grid 4x4 --only hla-flat --bcast $b; done
+elif [ "$1" = 11 ]; then
+  for g in 4x4 2x8 8x2 1x16; do lu "$MPI" --grid $g --only hla-flat; done
+  lu "$MPI" --grid 8x2 --only hla-flat --bcast native
+  HPL_GRIDS="4x4 2x8 8x2 1x16" LU_NBS=128 HPL_REPS=1 DEADLINE=200 bash bench/device_scaling.sh hpl 2>&1 |
+    grep -i "hpl n=\|gflops" | tee -a $L
 else
   for g in 2x8 1x16 4x4 8x2; do lu "$MPI" --grid $g --only hla-flat; done
   HPL_GRIDS="4x4 2x8" LU_NBS=128 HPL_REPS=1 DEADLINE=200 bash bench/device_scaling.sh hpl 2>&1 |

@@ -49,7 +49,9 @@
  *              recursive); HLA_PANEL_COLUMNS runs the distributed column-by-column panel.
  *   swap       HLA_SWAP_ROWS (HLA_SWAP_SPREAD may be requested, on any process column).
  *   bcast      opts->bcast for every broadcast and max-with-location (Hasanov groups are used
- *              only where they divide the environment); HBSP_AUTO: the BSP layer's choice.
+ *              only where they divide the environment); HBSP_AUTO: the L panels that do not
+ *              leave early and the U row blocks go by the BSP layer's pipelined broadcast on more
+ *              than two ranks (big_how), the rest by the BSP layer's choice.
  * Errors: arguments and non-finite entries are checked and agreed before A changes. A failure of
  * one rank inside the loop (an MPI error, memory for a collective's workspace) is returned on that
  * rank only: the factorisation cannot be resumed, as in ScaLAPACK.
@@ -149,6 +151,7 @@ int hlu_setup(hlu_ctx *c, hmat A, const hla_opts *opts) {
   c->panel = opts && opts->panel ? opts->panel : HLA_PANEL_RECURSIVE;
   if (opts && (opts->bcast.alg != HBSP_AUTO || opts->bcast.groups || opts->bcast.segment))
     c->how = opts->bcast, c->howp = &c->how;
+  c->pipe = (hbsp_coll){.alg = HBSP_PIPELINE};
   c->groups_row = c->groups_col = 1;
   const char *la = !opts || opts->lookahead == 0 ? "look-ahead 1 (default)"
                    : opts->lookahead < 0         ? "look-ahead off (requested)"
@@ -378,6 +381,15 @@ static int u_solve(hlu_ctx *c, int jb, int64_t a, int64_t b, int on_pr, double *
   return HLA_OK;
 }
 
+/* How the L panels and U row blocks go along level lv: the user's algorithm, else on more than two
+ * ranks a segmented chain, which moves these large messages (up to n/M x nb words) in about one
+ * message time where a tree takes log2 P of them. Measured on 16 cores at n = 16384
+ * (bench/results/device_16core.md, call 10): 1x16 370 -> 432 GF/s, 2x8 396 -> 482 against MPI's
+ * broadcast. */
+static const hbsp_coll *big_how(const hlu_ctx *c, const hlu_level *lv) {
+  return c->howp ? c->howp : hbsp_size(lv->env) > 2 ? &c->pipe : NULL;
+}
+
 int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
   const int64_t n = c->n, lld = c->lld;
   const int nb = c->nb, M = c->M, N = c->N, me_r = c->myrow, me_c = c->mycol;
@@ -425,7 +437,8 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
     const int64_t lwords = jb + 1 + nl * jb;
     if (me_c == pc && !(early && k > 0)) pack_l(c, lb, ipiv, j0, jb, pinfo, il0, jl0);
     if (!early) {
-      HLA_CALL(hlu_bcast(&c->rowlv, lb, (size_t)lwords * sizeof(double), pc, c->howp));
+      HLA_CALL(
+          hlu_bcast(&c->rowlv, lb, (size_t)lwords * sizeof(double), pc, big_how(c, &c->rowlv)));
     } else {
       /* Posted in step k-1 (see e.), except for the first panel. */
       if (k == 0) HLA_CALL(early_post(c->all, c->rowlv.env, &lq[0], lb, (int)lwords, pc));
@@ -464,7 +477,8 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
         HLA_CALL(u_solve(c, jb, nxt, nu, me_r == pr, A12)); /* spread: after e.'s panel */
     }
     if (!spread)
-      HLA_CALL(hlu_bcast(&c->collv, c->ubuf, (size_t)(jb * nu) * sizeof(double), pr, c->howp));
+      HLA_CALL(hlu_bcast(&c->collv, c->ubuf, (size_t)(jb * nu) * sizeof(double), pr,
+                         big_how(c, &c->collv)));
     hlu_phase(c, HLU_T_U);
 
     /* e. trailing update: block k+1 first, then (look-ahead) panel k+1, then the rest */

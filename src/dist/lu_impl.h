@@ -45,6 +45,7 @@ typedef struct {
   hlu_level rowlv, collv;     /* L panel along rows; pivots and U along columns */
   hbsp_coll how;              /* algorithm of each level's collectives */
   const hbsp_coll *howp;      /* &how, or NULL for the library's choice */
+  hbsp_coll pipe;             /* a pipelined broadcast with the default segments (big_how) */
   int alg;                    /* HLA_LU_FLAT or HLA_LU_HIER, as run */
   int lookahead;              /* 0 off, 1 on */
   int panel;                  /* hla_panel_alg, as run */

@@ -646,6 +646,10 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
   int la = c->lookahead > 0 && N > 1;
   int early = la && N <= HLU_EARLY_MAX && (!hier || row.spans <= 1 || row.per_node <= 1) &&
               (c->bcast_alg == HBSP_AUTO || c->bcast_alg == HBSP_NATIVE);
+  /* the L and U broadcasts: pipelined on more than two ranks unless asked otherwise (lu.c) */
+  int auto_alg = c->bcast_alg == HBSP_AUTO;
+  int lalg = auto_alg && row.p > 2 ? HBSP_PIPELINE : c->bcast_alg;
+  int ualg = auto_alg && col.p > 2 ? HBSP_PIPELINE : c->bcast_alg;
   double Call = local_from(n, 0, nb, N);
   /* the workspaces: two L buffers and the U buffer */
   double Rall = local_from(n, 0, nb, M);
@@ -665,7 +669,7 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
       panel = lu_panel(x, c, col, R0, jb, &cmp);
     cp += panel;
     double Lb = 8.0 * (jb + 1 + R0 * jb);
-    double L = hier ? hp_bcast_nodes(x, row, c->bcast_alg, Lb) : hp_bcast(x, row, c->bcast_alg, Lb);
+    double L = hier ? hp_bcast_nodes(x, row, lalg, Lb) : hp_bcast(x, row, lalg, Lb);
     cmp += L;
     /* right of the panel only (the left waits for the end, below) */
     double swap;
@@ -693,8 +697,8 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
       t += left;
     }
     double trsm = Cn > 0 ? 0.6 * hp_gemm(x, jb, Cn, jb) + pack_t(x, 8.0 * jb * Cn) : 0.0;
-    double Ub = hier ? hp_bcast_nodes(x, col, c->bcast_alg, 8.0 * jb * Cn)
-                     : hp_bcast(x, col, c->bcast_alg, 8.0 * jb * Cn);
+    double Ub =
+        hier ? hp_bcast_nodes(x, col, ualg, 8.0 * jb * Cn) : hp_bcast(x, col, ualg, 8.0 * jb * Cn);
     cmp += Ub;
     double upd = hp_gemm(x, R1, Cn, jb);
     cp += trsm + upd;
