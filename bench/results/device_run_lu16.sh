@@ -6,7 +6,8 @@
 #  8: hla flat with the early L broadcast (default on rows of <= 4) against a blocking binomial;
 #  10: the broadcast algorithms (MPI's, hla's pipeline and scatter-allgather) on 1x16, 2x8, 4x4;
 #  11: hla flat on every grid (pipelined L and U broadcasts by default), 8x2 also with MPI's
-#      broadcast for U, then HPL on the same grids.)
+#      broadcast for U, then HPL on the same grids;
+#  12: 4x4 and 8x2 with the default (pipelined U) against MPI's broadcast for U.)
 # Run on the device from the repository root with .dev/ prepared as bench/device_scaling.sh says
 # (the .debs and a git archive of the commit under test); results under $OUT.
 cd "$(dirname "$0")/../.."  # the repository root (this file lives in bench/results)
@@ -53,6 +54,11 @@ elif [ "$1" = 11 ]; then
   lu "$MPI" --grid 8x2 --only hla-flat --bcast native
   HPL_GRIDS="4x4 2x8 8x2 1x16" LU_NBS=128 HPL_REPS=1 DEADLINE=200 bash bench/device_scaling.sh hpl 2>&1 |
     grep -i "hpl n=\|gflops" | tee -a $L
+elif [ "$1" = 12 ]; then
+  lu "$MPI" --grid 4x4 --only hla-flat
+  lu "$MPI" --grid 4x4 --only hla-flat --bcast native
+  lu "$MPI" --grid 8x2 --only hla-flat --bcast native
+  lu "$MPI" --grid 8x2 --only hla-flat
 else
   for g in 2x8 1x16 4x4 8x2; do lu "$MPI" --grid $g --only hla-flat; done
   HPL_GRIDS="4x4 2x8" LU_NBS=128 HPL_REPS=1 DEADLINE=200 bash bench/device_scaling.sh hpl 2>&1 |
