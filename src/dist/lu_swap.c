@@ -63,6 +63,8 @@ static int local_moves(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *
     int64_t jn = ncols - j0 < JB ? ncols - j0 : JB;
     for (int64_t j = 0; j < jn; j++) {
       const double *cj = X->data + (c0 + j0 + j) * lld;
+      if (j0 + j + 4 < ncols) /* as in send_rows */
+        for (int64_t t = 0; t < cnt; t++) __builtin_prefetch(cj + 4 * lld + ls[t]);
       for (int64_t t = 0; t < cnt; t++) tmp[t + j * cnt] = cj[ls[t]];
     }
     for (int64_t j = 0; j < jn; j++) {
@@ -102,6 +104,8 @@ static int send_rows(hlu_ctx *ctx, hmat X, int d, const int64_t *dst, const int6
   for (int64_t j = 0; j < ncols; j++) {
     const double *cj = X->data + (c0 + j) * X->lld, *uj = cu ? u + j * jb : NULL;
     double *v = val + j * cw;
+    if (j + 4 < ncols) /* the same rows 4 columns on: scattered lines, no hardware prefetch */
+      for (q = 0; q < ca; q++) __builtin_prefetch(cj + 4 * X->lld + rows[q]);
     for (q = 0; q < ca; q++) v[q] = cj[rows[q]];
     for (q = 0; q < cu; q++) v[ca + q] = uj[ut[q]];
   }
