@@ -65,7 +65,7 @@
  * panel); left of it once at the end: the rows below the panel, one pass per column (M > 1: one
  * superstep); U       trsm (jb^2 C flops) on one process row and bcast(col, jb C 8) (the automatic
  * HLA_SWAP_ROWS; the long swap is not modelled); update  dgemm(R', C, jb), R' = local rows >= j0 +
- * jb. *   Without look-ahead (or N = 1) a step is the sum. With look-ahead and N > 1 the owner of
+ * jb. Without look-ahead (or N = 1) a step is the sum. With look-ahead and N > 1 the owner of
  * block k + 1 updates that block, factors panel k + 1 and (flat rows, MPI's broadcast, up to
  * HLU_EARLY_MAX process columns) sends its L panel at once, so a step costs L (1 - ovl) + swaps + U
  * + max(update of everything, update of block k + 1 + panel k + 1). One process (1 x 1): LAPACK's
