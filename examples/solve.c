@@ -6,6 +6,8 @@
  *    automatic; the report says what ran and why).
  * 2. The node limit in the same run: rank 0 alone runs OpenBLAS dgemm and LAPACK dgetrf+dgetrs on
  *    a copy of the same matrices with every core of the node, while the other ranks wait.
+ *    Every case runs twice and the second run is timed: the first call in a process also pays for
+ *    first touches of fresh memory and MPI's first messages (hla's first calls are printed too).
  * 3. GFLOP/s, the ratio to the node limit, and HPL's scaled residual
  *    ||A x - b||_inf / (eps (||A||_inf ||x||_inf + ||b||_inf) n), which passes below 16.
  * Exit status 0 when the residual passes and the product matches the node's within 1e-12
@@ -82,11 +84,14 @@ int main(int argc, char **argv) {
   hla_report rep;
   hla_opts opts = HLA_OPTS_INIT;
   opts.report = &rep;
-  MPI_Barrier(MPI_COMM_WORLD);
-  double t = hbsp_time();
-  CHECK(world, hmatmul('N', 'N', 1.0, A, B, 0.0, C, &opts));
-  MPI_Barrier(MPI_COMM_WORLD);
-  double t_mm = hbsp_time() - t;
+  double t_mm1 = 0, t_mm = 0, t;
+  for (int run = 0; run < 2; run++) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    t = hbsp_time();
+    CHECK(world, hmatmul('N', 'N', 1.0, A, B, 0.0, C, &opts));
+    MPI_Barrier(MPI_COMM_WORLD);
+    *(run ? &t_mm : &t_mm1) = hbsp_time() - t;
+  }
   char mm_why[256];
   snprintf(mm_why, sizeof mm_why, "%s", rep.why);
 
@@ -103,11 +108,18 @@ int main(int argc, char **argv) {
   CHECK(world, hmat_gather(X, 0, Gbvec, n));
 
   int64_t *ipiv = malloc(sizeof(int64_t) * (size_t)n);
-  MPI_Barrier(MPI_COMM_WORLD);
-  t = hbsp_time();
-  CHECK(world, hla_gesv(A, ipiv, X, &opts));
-  MPI_Barrier(MPI_COMM_WORLD);
-  double t_lu = hbsp_time() - t;
+  double t_lu1 = 0, t_lu = 0;
+  for (int run = 0; run < 2; run++) { /* the first on copies: gesv overwrites A and b */
+    hmat A1 = A, X1 = X;
+    if (run == 0) CHECK(world, hmat_dup(A, &A1));
+    if (run == 0) CHECK(world, hmat_dup(X, &X1));
+    MPI_Barrier(MPI_COMM_WORLD);
+    t = hbsp_time();
+    CHECK(world, hla_gesv(A1, ipiv, X1, &opts));
+    MPI_Barrier(MPI_COMM_WORLD);
+    *(run ? &t_lu : &t_lu1) = hbsp_time() - t;
+    if (run == 0) hmat_free(&A1), hmat_free(&X1);
+  }
   CHECK(world, hmat_gather(X, 0, Gx, n));
 
   /* ---- the node limit: rank 0 alone with every core */
@@ -117,11 +129,13 @@ int main(int argc, char **argv) {
     openblas_set_num_threads(cores);
     for (int64_t j = 0; j < n; j++)
       for (int64_t i = 0; i < n; i++) Gb[i + j * n] = entry(i, j, &sb);
-    double *Cn = big_alloc(n * n);
-    double t0 = MPI_Wtime();
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1.0, G, (int)n,
-                Gb, (int)n, 0.0, Cn, (int)n);
-    t_mm_node = MPI_Wtime() - t0;
+    double *Cn = big_alloc(n * n), t0;
+    for (int run = 0; run < 2; run++) { /* the second is timed, as hla's */
+      t0 = MPI_Wtime();
+      cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1.0, G, (int)n,
+                  Gb, (int)n, 0.0, Cn, (int)n);
+      t_mm_node = MPI_Wtime() - t0;
+    }
     double cmax = 0;
     for (int64_t i = 0; i < n * n; i++) {
       mm_err = fmax(mm_err, fabs(Cn[i] - Gc[i]));
@@ -129,14 +143,16 @@ int main(int argc, char **argv) {
     }
     mm_err /= cmax > 0 ? cmax : 1;
     /* LAPACK on a copy (Cn is reused) */
-    memcpy(Cn, G, sizeof(double) * (size_t)(n * n));
     double *bn = malloc(sizeof(double) * (size_t)n);
-    memcpy(bn, Gbvec, sizeof(double) * (size_t)n);
     lapack_int *lp = malloc(sizeof(lapack_int) * (size_t)n);
-    t0 = MPI_Wtime();
-    LAPACKE_dgetrf(LAPACK_COL_MAJOR, (int)n, (int)n, Cn, (int)n, lp);
-    LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'N', (int)n, 1, Cn, (int)n, lp, bn, (int)n);
-    t_lu_node = MPI_Wtime() - t0;
+    for (int run = 0; run < 2; run++) {
+      memcpy(Cn, G, sizeof(double) * (size_t)(n * n));
+      memcpy(bn, Gbvec, sizeof(double) * (size_t)n);
+      t0 = MPI_Wtime();
+      LAPACKE_dgetrf(LAPACK_COL_MAJOR, (int)n, (int)n, Cn, (int)n, lp);
+      LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'N', (int)n, 1, Cn, (int)n, lp, bn, (int)n);
+      t_lu_node = MPI_Wtime() - t0;
+    }
     /* HPL's residual of hla's solution */
     double anorm = 0, xnorm = 0, bnorm = 0, rnorm = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -154,14 +170,16 @@ int main(int argc, char **argv) {
   int ok = 1;
   if (rank == 0) {
     double f_mm = 2.0 * n * n * n, f_lu = 2.0 / 3.0 * n * n * n + 2.0 * n * n;
-    printf("hla demo: n = %lld on %d ranks, grid %d x %d, blocks %d x %d (one run each; bench/ "
-           "has medians)\n",
+    printf("hla demo: n = %lld on %d ranks, grid %d x %d, blocks %d x %d (second run of each; "
+           "bench/ has medians)\n",
            (long long)n, P, M, N, mb, nb);
-    printf("  multiply  hmatmul   %8.2f GFLOP/s   node dgemm        %8.2f GFLOP/s   ratio %.2f\n",
-           f_mm / t_mm * 1e-9, f_mm / t_mm_node * 1e-9, t_mm_node / t_mm);
+    printf("  multiply  hmatmul   %8.2f GFLOP/s   node dgemm        %8.2f GFLOP/s   ratio %.2f"
+           "   (hla's first call %.2f GFLOP/s)\n",
+           f_mm / t_mm * 1e-9, f_mm / t_mm_node * 1e-9, t_mm_node / t_mm, f_mm / t_mm1 * 1e-9);
     printf("            %s; max relative difference to the node's product %.2e\n", mm_why, mm_err);
-    printf("  solve     hla_gesv  %8.2f GFLOP/s   node dgetrf+dgetrs %7.2f GFLOP/s   ratio %.2f\n",
-           f_lu / t_lu * 1e-9, f_lu / t_lu_node * 1e-9, t_lu_node / t_lu);
+    printf("  solve     hla_gesv  %8.2f GFLOP/s   node dgetrf+dgetrs %7.2f GFLOP/s   ratio %.2f"
+           "   (hla's first call %.2f GFLOP/s)\n",
+           f_lu / t_lu * 1e-9, f_lu / t_lu_node * 1e-9, t_lu_node / t_lu, f_lu / t_lu1 * 1e-9);
     printf("            %s\n", rep.why);
     printf("  residual  ||Ax-b||/(eps (||A|| ||x|| + ||b||) n) = %.3g  %s\n", resid,
            resid < 16 ? "PASSED" : "FAILED");
