@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Device calls 3, 4 and 6 (bench/results/device_16core.md): build, then LU at P = 16 with
-# bench_lu's phase line.   bench/results/device_run_lu16.sh 3|4|6
-# (6: ScaLAPACK and hla flat on every grid, then HPL on the same grids, all in one call;
+# Device calls 3-12 but 5 (bench/results/device_16core.md): build, then LU at P = 16 with
+# bench_lu's phase line.   bench/results/device_run_lu16.sh 3|4|6|7|8|10|11|12
+# (3, 4: see the file; 6 (also call 9): ScaLAPACK and hla flat on every grid, then HPL on the same grids, all in one call;
 #  7: hla flat with --swap rows against --swap spread, alternating, on 4x4, 2x8 and 8x2;
 #  8: hla flat with the early L broadcast (default on rows of <= 4) against a blocking binomial;
 #  10: the broadcast algorithms (MPI's, hla's pipeline and scatter-allgather) on 1x16, 2x8, 4x4;
