@@ -24,7 +24,8 @@ typedef enum { HLA_PANEL_AUTO = 0, HLA_PANEL_RECURSIVE, HLA_PANEL_COLUMNS } hla_
  *  U12 = L11^-1 A12 and broadcasts it down the column. SPREAD (HPL's "long" swap): the interchanges
  *  carry the block row and L11 to every rank of the column, which each solve their own copy: one
  *  superstep less per block, at M - 1 copies of the block row where one process row holds all the
- *  pivots. The bits of the factors are the same either way. */
+ *  pivots; it measured slower than ROWS on every grid tried (2 and 16 cores), so AUTO is ROWS.
+ *  The bits of the factors are the same either way. */
 typedef enum { HLA_SWAP_AUTO = 0, HLA_SWAP_ROWS, HLA_SWAP_SPREAD } hla_swap_alg;
 
 /** What an operation did (filled when opts->report is set). */
