@@ -191,7 +191,9 @@ int hlu_setup(hlu_ctx *c, hmat A, const hla_opts *opts) {
   HLA_CALL(hbsp_agree(g->all, code));
   if (want == HLA_LU_FLAT || (want == HLA_LU_AUTO && I == 0 && nnodes == 1)) {
     c->alg = HLA_LU_FLAT;
-    how = want == HLA_LU_FLAT ? "flat (requested)" : "flat: the grid is on one node";
+    how = want != HLA_LU_FLAT ? "flat: the grid is on one node"
+          : planned           ? "flat (the planner's)"
+                              : "flat (requested)";
   } else if (I > 0) { /* explicit groups: consecutive blocks of process rows and columns */
     c->alg = HLA_LU_HIER;
     for (int i = 0; i < c->M; i++) ckey[i] = (int64_t)i * I / c->M;
@@ -200,7 +202,8 @@ int hlu_setup(hlu_ctx *c, hmat A, const hla_opts *opts) {
     how = "hierarchical: groups from the options";
   } else if (nnodes == 1) {
     c->alg = HLA_LU_HIER;
-    how = "hierarchical (requested), but the grid is on one node: both levels are one";
+    how = planned ? "hierarchical (the planner's), on one node: both levels are one"
+                  : "hierarchical (requested), but the grid is on one node: both levels are one";
   } else {
     int64_t *k;
     int rc = node_keys(c, &k);
@@ -225,8 +228,9 @@ int hlu_setup(hlu_ctx *c, hmat A, const hla_opts *opts) {
     if (want == HLA_LU_HIER || gr > 1 || gc > 1) {
       c->alg = HLA_LU_HIER;
       c->groups_row = gr, c->groups_col = gc;
-      how = want == HLA_LU_HIER ? "hierarchical (requested), groups = nodes"
-                                : "hierarchical: rows or columns of the grid span nodes";
+      how = want != HLA_LU_HIER ? "hierarchical: rows or columns of the grid span nodes"
+            : planned           ? "hierarchical (the planner's), groups = nodes"
+                                : "hierarchical (requested), groups = nodes";
     } else {
       c->alg = HLA_LU_FLAT;
       how = "flat: no process row or column has two ranks on one node and spans nodes";
