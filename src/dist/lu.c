@@ -25,9 +25,10 @@
  * BSP cost per block step (flat; R = ceil((n - j0)/M) rows, C = ceil((n - j0)/N) columns):
  *   panel  jb (l_c + hlu_maxloc) (M <= HLU_PANEL_FUSE_MAX: jb allgathers of M (2 jb + 2) words)
  *          + log2 jb broadcasts of <= jb^2/4 words + 2 R jb^2 flops on pc;
- *   L      R jb g_r + l_r (binomial broadcast: log2 N times);   swaps 2 jb C g_c + l_c (right);
- *   U      jb^2 C flops on pr + jb C g_c + l_c (spread: jb^2 C flops on every rank, and the
- *          swaps' h grows by about jb C (M - 1)/M + jb^2);            update 2 R jb C flops.
+ *   L      R jb g_r + l_r (pipelined: about once, plus N - 2 segments; a tree: log2 N times);
+ *   swaps  2 jb C g_c + l_c (right of the panel);
+ *   U      jb^2 C flops on pr + jb C g_c + l_c (pipelined as L; spread: jb^2 C flops on every
+ *          rank, and the swaps' h grows by about jb C (M - 1)/M + jb^2);  update 2 R jb C flops.
  * Summed over n / nb steps: 2 n^3 / (3 P) flops + O(n^2 (1/M + 1/N)) words + O(n) l_c + O(n/nb)
  * l_r; f. adds <= n^2 / (2 P) words and n / (nb N) l_c. Two levels replace each broadcast and
  * max-with-location by its two-level form (lu_bcast.c): per step about one message per group (node)
