@@ -1,7 +1,9 @@
 /* hla — error strings and the HLA_CALL trace. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "hla_private.h"
 
 const char *hla_strerror(int code) {
@@ -37,11 +39,31 @@ void hla_trace(const char *file, int line, int code) {
     fprintf(stderr, "hla: %s:%d: %s (%d)\n", file, line, hla_strerror(code), code);
 }
 
+void *hla_alloc(size_t bytes) {
+  size_t align = bytes >= HLA_HUGE ? HLA_HUGE : 64;
+  if (bytes > SIZE_MAX - align) return NULL;
+  bytes = (bytes + align - 1) & ~(align - 1); /* aligned_alloc wants a multiple of the alignment */
+  void *p = aligned_alloc(align, bytes ? bytes : align);
+#ifdef MADV_HUGEPAGE
+  if (p && align == HLA_HUGE) (void)madvise(p, bytes, MADV_HUGEPAGE); /* a hint: may fail */
+#endif
+  return p;
+}
+
 int hla_buf_reserve(hla_buf *b, size_t more) {
   if (b->n + more <= b->cap) return HLA_OK;
+  if (more > SIZE_MAX / 2 - b->n) return HLA_ERR_NOMEM;
   size_t cap = b->cap ? b->cap : 256;
   while (cap < b->n + more) cap += cap / 2 + 64; /* x1.5, as BSPlib arenas */
-  char *p = realloc(b->p, cap);
+  char *p;
+  if (cap >= HLA_HUGE) { /* a new block (realloc would lose the alignment), the content copied */
+    cap = (cap + HLA_HUGE - 1) & ~(HLA_HUGE - 1);
+    p = hla_alloc(cap);
+    if (p && b->n) memcpy(p, b->p, b->n);
+    if (p) free(b->p);
+  } else {
+    p = realloc(b->p, cap);
+  }
   if (!p) return HLA_ERR_NOMEM;
   b->p = p;
   b->cap = cap;

@@ -19,8 +19,18 @@
 
 void hla_trace(const char *file, int line, int code);
 
+/* Blocks of HLA_HUGE bytes or more sit on HLA_HUGE boundaries and ask for transparent huge pages:
+ * one page fault per 2 MiB instead of 512 on first touch, and fewer TLB misses where rows are
+ * scattered through a block (the row interchanges of the LU touch every page of a column, and the
+ * message queues that carry those rows). */
+#define HLA_HUGE ((size_t)2 << 20)
+
+/* bytes of memory (64-byte aligned; HLA_HUGE-aligned with the huge-page hint from HLA_HUGE bytes
+ * on, the size rounded up to a multiple), or NULL. Release with free(). */
+void *hla_alloc(size_t bytes);
+
 /* A growable byte buffer: capacity grows geometrically and is kept, so the steady state allocates
- * nothing. */
+ * nothing; from HLA_HUGE bytes on it lives in hla_alloc's huge pages. */
 typedef struct {
   char *p;
   size_t n, cap;

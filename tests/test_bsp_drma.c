@@ -211,7 +211,8 @@ static void test_hpput(void) {
   hbsp_free(&e);
 }
 
-/* T15: buffers grow for a large superstep, then small supersteps still work. */
+/* T15: buffers grow for a large superstep (past the huge-page size, with a message already in the
+ * queue that must survive the move), then small supersteps still work. */
 static void test_growth(void) {
   hbsp_env e = ht_world();
   int P = hbsp_size(e), s = hbsp_rank(e);
@@ -220,9 +221,13 @@ static void test_growth(void) {
   for (size_t i = 0; i < n; i++) big[i] = (double)(i % 1000003) + s;
   hbsp_push_reg(e, in, n * sizeof *in);
   hbsp_sync(e);
+  int64_t note = 1000 + s, got = -1;
+  CU_ASSERT_EQUAL(hbsp_send(e, (s + 1) % P, NULL, &note, sizeof note), HLA_OK);
   hbsp_put(e, (s + 1) % P, big, in, 0, n * sizeof *big);
   CU_ASSERT_EQUAL(hbsp_sync(e), HLA_OK);
   int from = (s + P - 1) % P;
+  CU_ASSERT_EQUAL(hbsp_move(e, NULL, &got, sizeof got, NULL), HLA_OK);
+  CU_ASSERT_EQUAL(got, 1000 + from);
   size_t bad = 0;
   for (size_t i = 0; i < n; i += 4099) bad += in[i] != (double)(i % 1000003) + from;
   bad += in[n - 1] != (double)((n - 1) % 1000003) + from;

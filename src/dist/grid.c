@@ -2,7 +2,6 @@
  * cross-node environments (HPL's grid, with BSP environments instead of communicators). */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include "dist/dist_impl.h"
 #include "dist/plan_impl.h"
 #include "kernels/kernels.h"
@@ -19,23 +18,13 @@ int hdist_check_same(hbsp_env env, const int64_t *v, int k, int *same) {
   return HLA_OK;
 }
 
-/* Large blocks sit on 2 MiB boundaries and ask for transparent huge pages: one page fault per
- * 2 MiB instead of 512 when the block is first touched (the zeroing below, where a fresh local
- * matrix or workspace otherwise spends more time faulting than computing on some machines), and
- * fewer TLB misses in the row interchanges, which touch every page of a column. */
-#define HDIST_HUGE ((size_t)2 << 20)
-
+/* Zeroed at once: a fresh local matrix or workspace otherwise takes its page faults inside the
+ * first computation that touches it (with huge pages: one per 2 MiB, see hla_alloc). */
 double *hdist_alloc(int64_t count) {
   if (count < 1) count = 1;
-  if ((uint64_t)count > (SIZE_MAX - HDIST_HUGE) / sizeof(double)) return NULL;
-  size_t bytes = (size_t)count * sizeof(double), align = bytes >= HDIST_HUGE ? HDIST_HUGE : 64;
-  bytes = (bytes + align - 1) & ~(align - 1); /* aligned_alloc wants a multiple of the alignment */
-  double *p = aligned_alloc(align, bytes);
-  if (p == NULL) return NULL;
-#ifdef MADV_HUGEPAGE
-  if (align == HDIST_HUGE) (void)madvise(p, bytes, MADV_HUGEPAGE); /* a hint: failure is harmless */
-#endif
-  memset(p, 0, bytes);
+  if ((uint64_t)count > (SIZE_MAX - HLA_HUGE) / sizeof(double)) return NULL;
+  double *p = hla_alloc((size_t)count * sizeof(double));
+  if (p != NULL) memset(p, 0, (size_t)count * sizeof(double));
   return p;
 }
 
