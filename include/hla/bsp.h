@@ -58,7 +58,7 @@ HLA_API int64_t hbsp_superstep(hbsp_env env);
 HLA_API MPI_Comm hbsp_comm(hbsp_env env);
 
 /** Text of the last error reported on env (empty if none). Local query. */
-const char *hbsp_errmsg(hbsp_env env);
+HLA_API const char *hbsp_errmsg(hbsp_env env);
 
 /** Wall-clock seconds (MPI_Wtime). Local query. */
 HLA_API double hbsp_time(void);
