@@ -341,6 +341,8 @@ static void test_bad_arguments(void) {
   CU_ASSERT_EQUAL(hmat_scatter(A, 0, A0, n), HLA_OK);
 
   CU_ASSERT_EQUAL(hla_gesv(A, ipiv, NULL, NULL), HLA_ERR_ARG);
+  CU_ASSERT_EQUAL(hla_gesv(A, ipiv, A, NULL), HLA_ERR_ARG); /* B is A */
+  CU_ASSERT(strstr(hgrid_errmsg(t.g), "must not be the matrix") != NULL);
   CU_ASSERT_EQUAL(hla_gesv(A, ipiv, W, NULL), HLA_ERR_DIM);
   CU_ASSERT_EQUAL(hla_gesv(A, ipiv, O, NULL), HLA_ERR_DIST);
   CU_ASSERT_EQUAL(hla_gesv(A, NULL, B, NULL), HLA_ERR_ARG);
@@ -355,6 +357,7 @@ static void test_bad_arguments(void) {
   CU_ASSERT_EQUAL(hlu_solve(A, NULL, B, NULL), HLA_ERR_ARG);
   CU_ASSERT_EQUAL(hlu_solve(NULL, ipiv, B, NULL), HLA_ERR_ARG);
   CU_ASSERT_EQUAL(hlu_solve(A, ipiv, W, NULL), HLA_ERR_DIM);
+  CU_ASSERT_EQUAL(hlu_solve(A, ipiv, A, NULL), HLA_ERR_ARG);
   CU_ASSERT_EQUAL(hlu_solve(A, ipiv, Bw, NULL), HLA_ERR_DIST);
   CU_ASSERT_EQUAL(hlu_solve(A, ipiv, O, NULL), HLA_ERR_DIST);
   int64_t badp[7];

@@ -101,8 +101,8 @@ HLA_API int hmatmul(char transa, char transb, double alpha, hmat A, hmat B, doub
 HLA_API int hlu_factor(hmat A, int64_t *ipiv, const hla_opts *opts);
 
 /** B := A^-1 B from the factors of hlu_factor (LU, ipiv). B is n x nrhs (nrhs >= 0) on the same
- *  grid, with the same row block size as LU (HLA_ERR_DIST otherwise; nothing is modified on any
- *  error).
+ *  grid, with the same row block size as LU (HLA_ERR_DIST otherwise), and not LU itself
+ *  (HLA_ERR_ARG). Nothing is modified on any error.
  *  @par Collective over HGRID_ALL of LU's grid. BSP cost: 2 n^2 nrhs / P flops + O(n^2 / M + n
  *  nrhs_loc) words + O(n / nb) (l_row + l_col); src/dist/lu_solve.c. */
 HLA_API int hlu_solve(hmat LU, const int64_t *ipiv, hmat B, const hla_opts *opts);

@@ -16,6 +16,8 @@
 /* Local checks of the right-hand side against the factors. */
 static int check_rhs(const char *fn, hmat LU, hmat B) {
   hbsp_env all = LU->g->all;
+  if (B == LU) /* the solve would overwrite the factors it reads */
+    return HBSP_FAIL(all, HLA_ERR_ARG, "%s: B must not be the matrix itself", fn);
   if (B->g != LU->g)
     return HBSP_FAIL(all, HLA_ERR_DIST, "%s: B is not on the grid of the matrix", fn);
   if (B->m != LU->n)
