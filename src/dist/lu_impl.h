@@ -84,7 +84,7 @@ typedef struct {
 #define HLU_PBUF_WORDS(nb, M)                                                                      \
   (3 * ((int64_t)(nb) + 1) + (int64_t)(nb) * (nb) + ((int64_t)(M) + 1) * (2 + 2 * (int64_t)(nb)))
 
-/* Number of the lu_alg/lookahead/panel option fields compared across ranks by hlu_opts_check. */
+/* Number of option fields (lu_alg ... swap) compared across ranks by hlu_opts_check. */
 #define HLU_NOPTS 9
 
 /* ---- lu.c ---- */
