@@ -5,7 +5,7 @@
  *   hla-flat   hla_gesv, flat LU;
  *   hla-hier   hla_gesv, hierarchical LU (two levels: nodes, or HLA_VIRTUAL_NODES=k, or
  *              --groups IxJ; on one node without those both levels are one).
- * HPL itself runs through bench/run_hpl.sh; the lines here join with its output on n, nb, grid.
+ * HPL itself runs through bench/run_hpl.sh; bench/compare_lu.sh runs both and joins them on n.
  *
  *   mpiexec -n P ./bench_lu [--n 4096,6000,8192] [--quick] [--grid MxN] [--nb 128] [--reps 3]
  *                           [--groups IxJ] [--only lapack,scalapack,hla-flat,hla-hier]
