@@ -15,12 +15,14 @@ static double a_ij(int64_t i, int64_t j, void *ctx) {
   return (i == j ? 4.0 : 0.0) + 1.0 / (double)(1 + i + 2 * j);
 }
 
-/* Every hla call returns HLA_OK or the same error code on every rank. */
-#define TRY(call)                                                                                  \
+/* Every hla call returns HLA_OK or the same error code on every rank (the same as the other
+ * examples' CHECK; each example is one file, to copy on its own). */
+#define CHECK(env, call)                                                                           \
   do {                                                                                             \
     int rc_ = (call);                                                                              \
     if (rc_ != HLA_OK) {                                                                           \
-      fprintf(stderr, "%s: %s (%s)\n", #call, hla_strerror(rc_), hbsp_errmsg(world));              \
+      fprintf(stderr, "quickstart: %s failed: %s (%s)\n", #call, hla_strerror(rc_),                \
+              hbsp_errmsg(env));                                                                   \
       MPI_Abort(MPI_COMM_WORLD, 1);                                                                \
     }                                                                                              \
   } while (0)
@@ -28,51 +30,53 @@ static double a_ij(int64_t i, int64_t j, void *ctx) {
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int64_t n = argc > 1 ? atoll(argv[1]) : 1000;
-  hbsp_env world = NULL;
-  TRY(hbsp_init(MPI_COMM_WORLD, &world));
+  hbsp_env world;
+  CHECK(NULL, hbsp_init(MPI_COMM_WORLD, &world));
 
   hgrid g;
-  TRY(hgrid_create(world, 0, 0, &g)); /* 0 x 0: hla picks the grid shape (and threads per rank) */
+  CHECK(world,
+        hgrid_create(world, 0, 0, &g)); /* 0 x 0: hla picks the grid shape (and threads per rank) */
   hmat A, B, C, X;
-  TRY(hmat_create(g, n, n, 0, 0, &A)); /* block sizes 0 x 0: hla picks them */
-  TRY(hmat_create(g, n, n, 0, 0, &B));
-  TRY(hmat_create(g, n, n, 0, 0, &C));
-  TRY(hmat_create(g, n, 1, 0, 0, &X));
-  TRY(hmat_fill(A, a_ij, NULL)); /* or hmat_scatter from one rank, or write hmat_local's array */
-  TRY(hmat_set(B, 1.0, 2.0));    /* ones, and twos on the diagonal */
-  TRY(hmat_set(X, 1.0, 1.0));    /* b = ones */
+  CHECK(world, hmat_create(g, n, n, 0, 0, &A)); /* block sizes 0 x 0: hla picks them */
+  CHECK(world, hmat_create(g, n, n, 0, 0, &B));
+  CHECK(world, hmat_create(g, n, n, 0, 0, &C));
+  CHECK(world, hmat_create(g, n, 1, 0, 0, &X));
+  CHECK(world,
+        hmat_fill(A, a_ij, NULL)); /* or hmat_scatter from one rank, or write hmat_local's array */
+  CHECK(world, hmat_set(B, 1.0, 2.0)); /* ones, and twos on the diagonal */
+  CHECK(world, hmat_set(X, 1.0, 1.0)); /* b = ones */
 
-  TRY(hmatmul('N', 'N', 1.0, A, B, 0.0, C, NULL)); /* C = A B */
+  CHECK(world, hmatmul('N', 'N', 1.0, A, B, 0.0, C, NULL)); /* C = A B */
 
   /* A x = b: hla_gesv overwrites A with its LU factors and X (b) with x, so keep a copy of A. */
   hmat A0;
-  TRY(hmat_dup(A, &A0));
+  CHECK(world, hmat_dup(A, &A0));
   int64_t *ipiv = malloc((size_t)(n > 0 ? n : 1) * sizeof *ipiv); /* replicated pivots */
   if (ipiv == NULL) MPI_Abort(MPI_COMM_WORLD, 1);
-  TRY(hla_gesv(A, ipiv, X, NULL));
+  CHECK(world, hla_gesv(A, ipiv, X, NULL));
 
   /* Checks. Solve: R = A0 x - b against ||A0|| ||x|| (HPL's scaled residual, with ||b|| = 1).
    * Product: C x against A0 (B x), two ways to the same vector. */
   hmat R, U, V;
-  TRY(hmat_create(g, n, 1, 0, 0, &R));
-  TRY(hmat_create(g, n, 1, 0, 0, &U));
-  TRY(hmat_create(g, n, 1, 0, 0, &V));
-  TRY(hmat_set(R, 1.0, 1.0));
-  TRY(hmatmul('N', 'N', 1.0, A0, X, -1.0, R, NULL)); /* R = A0 x - b */
-  TRY(hmatmul('N', 'N', 1.0, B, X, 0.0, U, NULL));   /* U = B x */
-  TRY(hmatmul('N', 'N', 1.0, C, X, 0.0, V, NULL));   /* V = C x */
-  TRY(hmatmul('N', 'N', 1.0, A0, U, -1.0, V, NULL)); /* V = A0 (B x) - C x */
+  CHECK(world, hmat_create(g, n, 1, 0, 0, &R));
+  CHECK(world, hmat_create(g, n, 1, 0, 0, &U));
+  CHECK(world, hmat_create(g, n, 1, 0, 0, &V));
+  CHECK(world, hmat_set(R, 1.0, 1.0));
+  CHECK(world, hmatmul('N', 'N', 1.0, A0, X, -1.0, R, NULL)); /* R = A0 x - b */
+  CHECK(world, hmatmul('N', 'N', 1.0, B, X, 0.0, U, NULL));   /* U = B x */
+  CHECK(world, hmatmul('N', 'N', 1.0, C, X, 0.0, V, NULL));   /* V = C x */
+  CHECK(world, hmatmul('N', 'N', 1.0, A0, U, -1.0, V, NULL)); /* V = A0 (B x) - C x */
   double rnorm, anorm, xnorm, vnorm, cnorm, eps = 0x1p-53;
-  TRY(hmat_norm(R, 'I', &rnorm));
-  TRY(hmat_norm(A0, 'I', &anorm));
-  TRY(hmat_norm(X, 'I', &xnorm));
-  TRY(hmat_norm(V, 'I', &vnorm));
-  TRY(hmat_norm(C, 'I', &cnorm));
+  CHECK(world, hmat_norm(R, 'I', &rnorm));
+  CHECK(world, hmat_norm(A0, 'I', &anorm));
+  CHECK(world, hmat_norm(X, 'I', &xnorm));
+  CHECK(world, hmat_norm(V, 'I', &vnorm));
+  CHECK(world, hmat_norm(C, 'I', &cnorm));
   double solve_err = n > 0 ? rnorm / (eps * (anorm * xnorm + 1.0) * (double)n) : 0.0;
   double mult_err = n > 0 ? vnorm / (eps * cnorm * xnorm * (double)n) : 0.0;
   int M, N, mb, nb, ok = solve_err < 16.0 && mult_err < 16.0;
-  TRY(hgrid_shape(g, &M, &N, NULL, NULL));
-  TRY(hmat_blocks(C, &mb, &nb));
+  CHECK(world, hgrid_shape(g, &M, &N, NULL, NULL));
+  CHECK(world, hmat_blocks(C, &mb, &nb));
   if (hbsp_rank(world) == 0)
     printf("n = %lld, %d x %d grid, %d x %d blocks: scaled errors (pass below 16): "
            "A x = b %.3f, C = A B %.3f: %s\n",
