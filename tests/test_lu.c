@@ -117,13 +117,16 @@ static void test_random_vs_lapack(void) {
   tgrid_each(random_vs_lapack_on, NULL);
 }
 
-/* Flat and hierarchical, look-ahead on and off: the same pivots and the same bits. */
+/* Flat and hierarchical, look-ahead on and off, the long swap, a broadcast algorithm of the user
+ * (which has U12 solved on one process row and broadcast, where the default shares the solve over
+ * the column): the same pivots and the same bits. */
 static void variants_identical_on(const tgrid *t, void *ctx) {
   const int64_t n = 37;
-  double *F[8];
-  int64_t ipiv[8][37];
-  /* v: bit 0 look-ahead off, bit 1 two levels, bit 2 the long swap (auto: row swaps) */
-  for (int v = 0; v < 8; v++) {
+  double *F[9];
+  int64_t ipiv[9][37];
+  /* v: bit 0 look-ahead off, bit 1 two levels, bit 2 the long swap (auto: row swaps), bit 3
+   * binomial broadcasts */
+  for (int v = 0; v < 9; v++) {
     hla_opts o = HLA_OPTS_INIT;
     hla_report rep;
     o.report = &rep;
@@ -134,6 +137,7 @@ static void variants_identical_on(const tgrid *t, void *ctx) {
       o.lu_alg = HLA_LU_FLAT;
     const int two = v & 2 && t->M >= 3; /* groups of one rank: flat */
     if (v & 4) o.swap = HLA_SWAP_SPREAD;
+    if (v == 8) o.bcast.alg = HBSP_BINOMIAL;
     F[v] = factor_gathered(t, n, 5, 5, &o, ipiv[v]);
     CU_ASSERT_EQUAL(rep.lu_alg, v & 2 ? HLA_LU_HIER : HLA_LU_FLAT);
     CU_ASSERT_EQUAL(rep.lookahead, v & 1 ? 0 : 1);
@@ -141,11 +145,11 @@ static void variants_identical_on(const tgrid *t, void *ctx) {
     CU_ASSERT_EQUAL(rep.swap, v & 4 ? HLA_SWAP_SPREAD : HLA_SWAP_ROWS);
   }
   if (t->rank == 0)
-    for (int v = 1; v < 8; v++) {
+    for (int v = 1; v < 9; v++) {
       CU_ASSERT_EQUAL(memcmp(ipiv[0], ipiv[v], sizeof ipiv[0]), 0);
       CU_ASSERT_EQUAL(ht_ndiff(F[0], F[v], n * n), 0);
     }
-  for (int v = 0; v < 8; v++) free(F[v]);
+  for (int v = 0; v < 9; v++) free(F[v]);
 }
 
 static void test_variants_identical(void) {

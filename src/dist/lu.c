@@ -11,8 +11,10 @@
  *      its final owner right of the panel, in one superstep per process column (lu_swap.c); left
  *      of the panels they wait for the end (f.). With HLA_SWAP_SPREAD the same superstep brings
  *      the block row A12 and L11 to every rank of the column (HPL's "long" swap: hlu_swap_spread);
- *   d. U: U12 := L11^-1 A12 (trsm) on every rank of the column after a spread, else on process
- *      row pr, which then sends U12 down its process column;
+ *   d. U: U12 := L11^-1 A12 (trsm, lu_ublock.c) on every rank of the column after a spread; else
+ *      with row swaps on short one-level columns (M <= HLU_USPLIT_MAX) pr sends each rank of its
+ *      column a part of A12 to solve and the solved parts are exchanged; else pr solves all and
+ *      sends U12 down its process column;
  *   e. update: A22 -= L21 U12 by dgemm (threaded BLAS of the node), first on the columns of block
  *      k+1 and then on the rest. With look-ahead, process column k+1 mod N factors panel k+1
  *      between the two, so the panel (latency-bound, one process column) runs while the other
@@ -27,8 +29,10 @@
  *          + log2 jb broadcasts of <= jb^2/4 words + 2 R jb^2 flops on pc;
  *   L      R jb g_r + l_r (pipelined: about once, plus N - 2 segments; a tree: log2 N times);
  *   swaps  2 jb C g_c + l_c (right of the panel);
- *   U      jb^2 C flops on pr + jb C g_c + l_c (pipelined as L; spread: jb^2 C flops on every
- *          rank, and the swaps' h grows by about jb C (M - 1)/M + jb^2);  update 2 R jb C flops.
+ *   U      jb^2 C flops on pr + jb C g_c + l_c (pipelined as L); in parts: jb^2 C / M flops each
+ *          + 2 l_c + (jb^2 + jb C / M)(M - 1) g_c + jb C (M - 1) / M g_c; spread: jb^2 C flops on
+ *          every rank, and the swaps' h grows by about jb C (M - 1)/M + jb^2;
+ *   update 2 R jb C flops.
  * Summed over n / nb steps: 2 n^3 / (3 P) flops + O(n^2 (1/M + 1/N)) words + O(n) l_c + O(n/nb)
  * l_r; f. adds <= n^2 / (2 P) words and n / (nb N) l_c. Two levels replace each broadcast and
  * max-with-location by its two-level form (lu_bcast.c): per step about one message per group (node)
@@ -255,11 +259,14 @@ int hlu_setup(hlu_ctx *c, hmat A, const hla_opts *opts) {
     c->swap = HLA_SWAP_ROWS;
     sw = "row swaps";
   }
+  c->usplit = c->swap == HLA_SWAP_ROWS && c->M > 1 && c->M <= HLU_USPLIT_MAX &&
+              c->collv.local == NULL && c->howp == NULL;
+  const char *us = c->usplit ? ", U12 solved in parts over the column" : "";
   if (planned)
-    snprintf(c->why, sizeof c->why, "%.140s; %s; %s; %s", pch.why, how, pa, sw);
+    snprintf(c->why, sizeof c->why, "%.140s; %s; %s; %s%s", pch.why, how, pa, sw, us);
   else
-    snprintf(c->why, sizeof c->why, "%s (%d x %d groups); %s; %s; %s", how, c->groups_row,
-             c->groups_col, la, pa, sw);
+    snprintf(c->why, sizeof c->why, "%s (%d x %d groups); %s; %s; %s%s", how, c->groups_row,
+             c->groups_col, la, pa, sw, us);
   c->predicted = planned ? pch.seconds
                  : mach  ? hplan_lu_predict(mach, g, c->n, c->nb, c->alg, c->lookahead)
                          : 0.0;
@@ -376,25 +383,6 @@ static void early_test(hlu_early *q) {
   if (q->n > 0 && done) q->n = 0;
 }
 
-/* Columns [a, b) of U12 := L11^-1 U12 in ubuf (jb rows; L11 packed in l11), and on the process row
- * of the diagonal block (on_pr) into the matrix's block row A12. */
-static int u_solve(hlu_ctx *c, int jb, int64_t a, int64_t b, int on_pr, double *A12) {
-  if (b <= a) return HLA_OK;
-  double *U = c->ubuf + a * jb;
-  HLA_CALL(hkern_dtrsm('L', 'L', 'N', 'U', jb, b - a, 1.0, c->l11, jb, U, jb));
-  if (on_pr) hkern_unpack(jb, b - a, U, A12 + a * c->lld, c->lld);
-  return HLA_OK;
-}
-
-/* How the L panels and U row blocks go along level lv: the user's algorithm, else on more than two
- * ranks a segmented chain, which moves these large messages (up to n/M x nb words) in about one
- * message time where a tree takes log2 P of them. Measured on 16 cores at n = 16384
- * (bench/results/device_16core.md, call 10): 1x16 370 -> 432 GF/s, 2x8 396 -> 482 against MPI's
- * broadcast. */
-static const hbsp_coll *big_how(const hlu_ctx *c, const hlu_level *lv) {
-  return c->howp ? c->howp : hbsp_size(lv->env) > 2 ? &c->pipe : NULL;
-}
-
 int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
   const int64_t n = c->n, lld = c->lld;
   const int nb = c->nb, M = c->M, N = c->N, me_r = c->myrow, me_c = c->mycol;
@@ -443,7 +431,7 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
     if (me_c == pc && !(early && k > 0)) pack_l(c, lb, ipiv, j0, jb, pinfo, il0, jl0);
     if (!early) {
       HLA_CALL(
-          hlu_bcast(&c->rowlv, lb, (size_t)lwords * sizeof(double), pc, big_how(c, &c->rowlv)));
+          hlu_bcast(&c->rowlv, lb, (size_t)lwords * sizeof(double), pc, hlu_big_how(c, &c->rowlv)));
     } else {
       /* Posted in step k-1 (see e.), except for the first panel. */
       if (k == 0) HLA_CALL(early_post(c->all, c->rowlv.env, &lq[0], lb, (int)lwords, pc));
@@ -468,22 +456,10 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
     hlu_phase(c, HLU_T_SWAP);
 
     /* d. U12 := L11^-1 A12, into the matrix on process row pr and into ubuf on every rank of my
-     * process column: with spread each solves its copy (block k+1's columns now, the rest after
-     * the next panel), else pr solves and broadcasts. Every variant solves packed copies (leading
-     * dimension jb) split at nxt, so that all compute the same bits. */
+     * process column (lu_ublock.c); with spread only block k+1's columns now, the rest after the
+     * next panel. */
     double *A12 = c->a + il0 + jl1 * lld;
-    if (nu > 0 && !spread && me_r == pr) {
-      hkern_pack(jb, jb, L, ldl, c->l11);
-      hkern_pack(jb, nu, A12, lld, c->ubuf);
-    }
-    if (nu > 0 && (spread || me_r == pr)) {
-      HLA_CALL(u_solve(c, jb, 0, nxt, me_r == pr, A12));
-      if (!spread)
-        HLA_CALL(u_solve(c, jb, nxt, nu, me_r == pr, A12)); /* spread: after e.'s panel */
-    }
-    if (!spread)
-      HLA_CALL(hlu_bcast(&c->collv, c->ubuf, (size_t)(jb * nu) * sizeof(double), pr,
-                         big_how(c, &c->collv)));
+    HLA_CALL(hlu_u_block(c, jb, nxt, nu, pr, L, ldl, A12));
     hlu_phase(c, HLU_T_U);
 
     /* e. trailing update: block k+1 first, then (look-ahead) panel k+1, then the rest */
@@ -511,7 +487,7 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
     if (spread) { /* the spread's rest, now that the next panel is on its way */
       HLA_CALL(hlu_swap_spread_rest(c));
       hlu_phase(c, HLU_T_SWAP);
-      HLA_CALL(u_solve(c, jb, nxt, nu, me_r == pr, A12));
+      HLA_CALL(hlu_u_rest(c, jb, nxt, nu, pr, A12));
       hlu_phase(c, HLU_T_U);
     }
     /* The rest in column slices (the same slices in every variant, so the bits agree), testing

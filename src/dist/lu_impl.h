@@ -50,6 +50,7 @@ typedef struct {
   int lookahead;              /* 0 off, 1 on */
   int panel;                  /* hla_panel_alg, as run */
   int swap;                   /* HLA_SWAP_ROWS or HLA_SWAP_SPREAD, as run */
+  int usplit;                 /* U12 solved in parts over the process column (lu_ublock.c) */
   int groups_row, groups_col; /* groups across a process column / across a process row */
   char why[256];
   /* workspaces, allocated by hlu_workspace */
@@ -79,6 +80,13 @@ typedef struct {
  * allgather of every rank's candidate row (and the diagonal row) instead of a max-with-location
  * and a superstep: half the latencies per column, M (2 jb + 2) words each. */
 #define HLU_PANEL_FUSE_MAX 8
+
+/* Process rows up to which U12 is solved in parts over the column (lu_ublock.c). Measured at M = 2
+ * only (2 cores). The split moves the words of a scatter-allgather broadcast for a solve shared M
+ * ways, which the model (plan_model.c) prices as a gain at any M; the limit keeps the longer
+ * columns measured on 16 cores (8 and 16 ranks, bench/results/device_16core.md) on the pipelined
+ * broadcast they were measured with until a run there compares both. */
+#define HLU_USPLIT_MAX 4
 
 /* Words of ctx->pbuf for a factorisation with nb x nb blocks on M process rows. */
 #define HLU_PBUF_WORDS(nb, M)                                                                      \
@@ -129,6 +137,15 @@ static inline void hlu_phase(hlu_ctx *ctx, int ph) {
   ctx->tmark = t;
 }
 
+/* How the L panels and U row blocks go along level lv: the user's algorithm, else on more than two
+ * ranks a segmented chain, which moves these large messages (up to n/M x nb words) in about one
+ * message time where a tree takes log2 P of them. Measured on 16 cores at n = 16384
+ * (bench/results/device_16core.md, call 10): 1x16 370 -> 432 GF/s, 2x8 396 -> 482 against MPI's
+ * broadcast. */
+static inline const hbsp_coll *hlu_big_how(const hlu_ctx *c, const hlu_level *lv) {
+  return c->howp ? c->howp : hbsp_size(lv->env) > 2 ? &c->pipe : NULL;
+}
+
 /* Fill opts->report (if any) from ctx; seconds is the wall time of the call. Local. */
 void hlu_report(const hlu_ctx *ctx, const hla_opts *opts, double seconds);
 
@@ -151,6 +168,24 @@ int hlu_bcast(const hlu_level *lv, void *buf, size_t bytes, int root, const hbsp
  * Collective over lv->env. BSP cost: flat one allreduce of 2 words; two levels, an allreduce in
  * the group, one among the leaders and a broadcast in the group: 3 l_in + l_out. */
 int hlu_maxloc(const hlu_level *lv, hbsp_dloc *v, const hbsp_coll *how);
+
+/* ---- lu_ublock.c ---- */
+
+/* Step d. of block step k (jb columns, diagonal block on process row pr): U12 := L11^-1 A12 over
+ * my nu local columns right of the panel, into ctx->ubuf (jb x nu, leading dimension jb) on every
+ * rank of my process column and into the block row A12 of the matrix (leading dimension lld) on
+ * pr. L is my part of the L panel (leading dimension ldl; pr's starts with L11); nxt are the
+ * columns of block k+1 among mine. After the row swaps, pr's A12 holds the block row; after the
+ * spread (HLA_SWAP_SPREAD) every rank's ubuf and l11 do, and only the first nxt columns are
+ * solved here (hlu_u_rest does the others). Collective over ctx->collv.env. BSP cost (C = nu):
+ * split (flat, 1 < M <= 4) 2 l_c + (jb^2 + jb C / M)(M - 1) g_c on pr then jb C (M - 1) / M g_c,
+ * jb^2 C / M flops each; else jb^2 C flops on pr and hlu_bcast of jb C words; spread: jb^2 nxt. */
+int hlu_u_block(hlu_ctx *ctx, int jb, int64_t nxt, int64_t nu, int pr, const double *L, int64_t ldl,
+                double *A12);
+
+/* The spread's columns [nxt, nu) of U12, in ubuf and (on pr) in A12. Local; jb^2 (nu - nxt) flops.
+ */
+int hlu_u_rest(hlu_ctx *ctx, int jb, int64_t nxt, int64_t nu, int pr, double *A12);
 
 /* ---- lu_pivot.c ---- */
 

@@ -63,8 +63,10 @@
  * (two levels by node in the hierarchical variant); swaps   right of the panel: M = 1 local copies
  * of 2 jb rows; M > 1 one superstep of the column, h = 2 jb (M - 1)/M (local columns right of the
  * panel); left of it once at the end: the rows below the panel, one pass per column (M > 1: one
- * superstep); U       trsm (jb^2 C flops) on one process row and bcast(col, jb C 8) (the automatic
- * HLA_SWAP_ROWS; the long swap is not modelled); update  dgemm(R', C, jb), R' = local rows >= j0 +
+ * superstep); U       (the automatic HLA_SWAP_ROWS; the long swap is not modelled) flat with 1 < M
+ * <= HLU_USPLIT_MAX: two supersteps of the column, h = (jb^2 + jb C / M)(M - 1) from the diagonal
+ * owner and jb C (M - 1) / M, and a trsm of jb^2 C / M flops; else trsm (jb^2 C flops) on one
+ * process row and bcast(col, jb C 8); update  dgemm(R', C, jb), R' = local rows >= j0 +
  * jb. Without look-ahead (or N = 1) a step is the sum. With look-ahead and N > 1 the owner of
  * block k + 1 updates that block, factors panel k + 1 and (flat rows, MPI's broadcast, up to
  * HLU_EARLY_MAX process columns) sends its L panel at once, so a step costs L (1 - ovl) + swaps + U
@@ -650,6 +652,9 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
   int auto_alg = c->bcast_alg == HBSP_AUTO;
   int lalg = auto_alg && row.p > 2 ? HBSP_PIPELINE : c->bcast_alg;
   int ualg = auto_alg && col.p > 2 ? HBSP_PIPELINE : c->bcast_alg;
+  /* U12 solved in parts over the column (lu_ublock.c: one level, the library's collectives) */
+  int usplit = auto_alg && M > 1 && M <= HLU_USPLIT_MAX &&
+               (!hier || col.spans <= 1 || col.per_node <= 1 || col.spans >= col.p);
   double Call = local_from(n, 0, nb, N);
   /* the workspaces: two L buffers and the U buffer */
   double Rall = local_from(n, 0, nb, M);
@@ -696,9 +701,18 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
       cp += left;
       t += left;
     }
-    double trsm = Cn > 0 ? 0.6 * hp_gemm(x, jb, Cn, jb) + pack_t(x, 8.0 * jb * Cn) : 0.0;
-    double Ub =
-        hier ? hp_bcast_nodes(x, col, ualg, 8.0 * jb * Cn) : hp_bcast(x, col, ualg, 8.0 * jb * Cn);
+    double trsm, Ub;
+    if (usplit) { /* pr scatters L11 and the parts, all solve theirs, one exchange of the parts */
+      trsm = Cn > 0 ? 0.6 * hp_gemm(x, jb, ceil(Cn / M / nb) * nb, jb) + pack_t(x, 16.0 * jb * Cn)
+                    : 0.0;
+      Ub = Cn > 0 ? hp_sync(x, col, (jb * jb + jb * Cn / M) * (M - 1)) +
+                        hp_sync(x, col, jb * Cn * (M - 1) / M)
+                  : 0.0;
+    } else {
+      trsm = Cn > 0 ? 0.6 * hp_gemm(x, jb, Cn, jb) + pack_t(x, 8.0 * jb * Cn) : 0.0;
+      Ub = hier ? hp_bcast_nodes(x, col, ualg, 8.0 * jb * Cn)
+                : hp_bcast(x, col, ualg, 8.0 * jb * Cn);
+    }
     cmp += Ub;
     double upd = hp_gemm(x, R1, Cn, jb);
     cp += trsm + upd;

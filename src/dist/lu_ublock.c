@@ -1,0 +1,141 @@
+/* hla — step d. of the LU's block step: the U row block U12 := L11^-1 A12 of block k, solved and
+ * handed to every rank of the process column (each needs all of it for its trailing update), and
+ * written into the block row of the matrix on process row pr, which owns it.
+ *
+ * The columns are solved in slices, by one trsm call each: the columns of block k+1 (nxt, those the
+ * next panel needs first), then the rest in M parts at block boundaries (u_cut). Every way below
+ * solves the same slices, only on different ranks, so all compute the same bits.
+ *   split   (ctx->usplit: row swaps, one level, the library's own collectives,
+ *           1 < M <= HLU_USPLIT_MAX):
+ *           pr sends L11 and part q of A12 to the rank that solves part q, every rank solves
+ *           its part, and one exchange of the solved parts gives everyone the whole block. On
+ *           2x1 at n = 6000 the solve on pr alone was 4 % of the factorisation with the other
+ *           rank idle meanwhile; the words moved are those of a scatter-allgather broadcast.
+ *   bcast   (two levels, a broadcast algorithm of the user, or longer columns): pr solves all
+ *           and broadcasts (hlu_bcast).
+ *   spread  (HLA_SWAP_SPREAD): every rank has A12 and L11 from the swap and solves all of it,
+ *           the rest after the next panel (hlu_u_rest).
+ */
+#include <string.h>
+#include "dist/lu_impl.h"
+#include "kernels/kernels.h"
+
+/* First local column of part q in [0, M] of the columns [nxt, nu) right of block k+1: whole blocks,
+ * the first parts one block larger where they do not divide evenly. */
+static int64_t u_cut(int64_t nxt, int64_t nu, int nb, int M, int q) {
+  const int64_t rest = nu - nxt, nblk = (rest + nb - 1) / nb, c = nb * ((q * nblk + M - 1) / M);
+  return nxt + (c < rest ? c : rest);
+}
+
+/* The part solved by process row r: pr takes the last (the smallest), since it also sends. */
+static int u_part(int r, int pr, int M) {
+  return (r - pr - 1 + M) % M;
+}
+
+/* Columns [a, b) of U12 := L11^-1 U12 in ubuf (jb rows; L11 packed in l11), and on the process row
+ * of the diagonal block (on_pr) into the matrix's block row A12. */
+static int u_solve(hlu_ctx *c, int jb, int64_t a, int64_t b, int on_pr, double *A12) {
+  if (b <= a) return HLA_OK;
+  double *U = c->ubuf + a * jb;
+  HLA_CALL(hkern_dtrsm('L', 'L', 'N', 'U', jb, b - a, 1.0, c->l11, jb, U, jb));
+  if (on_pr) hkern_unpack(jb, b - a, U, A12 + a * c->lld, c->lld);
+  return HLA_OK;
+}
+
+/* Solved columns [a, b) of ubuf to every other rank of the column: [a][b][jb (b - a) values]. */
+static int u_send_part(hlu_ctx *c, int jb, int64_t a, int64_t b) {
+  hbsp_env col = c->collv.env;
+  if (b <= a) return HLA_OK;
+  const size_t words = 2 + (size_t)(jb * (b - a));
+  for (int d = 0; d < c->M; d++) {
+    if (d == c->myrow) continue;
+    void *space;
+    HLA_CALL(hbsp_send_buf(col, d, NULL, words * sizeof(double), &space));
+    int64_t *hdr = space;
+    hdr[0] = a, hdr[1] = b;
+    memcpy(hdr + 2, c->ubuf + a * jb, (size_t)(jb * (b - a)) * sizeof(double));
+  }
+  return HLA_OK;
+}
+
+static int u_split(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int pr, const double *L,
+                   int64_t ldl, double *A12) {
+  hbsp_env col = c->collv.env;
+  const int M = c->M, me = c->myrow, nb = c->nb;
+  const int64_t lld = c->lld, jb2 = (int64_t)jb * jb;
+  const int64_t a = u_cut(nxt, nu, nb, M, u_part(me, pr, M));
+  const int64_t b = u_cut(nxt, nu, nb, M, u_part(me, pr, M) + 1);
+  size_t nmsg, got;
+  const void *space;
+
+  /* Superstep 1: L11 and the parts of A12, from pr to the ranks that solve them. */
+  if (me == pr) {
+    for (int d = 0; d < M; d++) {
+      const int64_t da = u_cut(nxt, nu, nb, M, u_part(d, pr, M));
+      const int64_t db = u_cut(nxt, nu, nb, M, u_part(d, pr, M) + 1);
+      if (d == pr || db <= da) continue;
+      void *buf;
+      HLA_CALL(hbsp_send_buf(col, d, NULL, (size_t)(jb2 + jb * (db - da)) * sizeof(double), &buf));
+      hkern_pack(jb, jb, L, ldl, buf);
+      hkern_pack(jb, db - da, A12 + da * lld, lld, (double *)buf + jb2);
+    }
+    hkern_pack(jb, jb, L, ldl, c->l11);
+    hkern_pack(jb, nxt, A12, lld, c->ubuf);
+    hkern_pack(jb, b - a, A12 + a * lld, lld, c->ubuf + a * jb);
+  }
+  HLA_CALL(hdist_sync_count(col, &nmsg));
+  if (nmsg != (size_t)(me != pr && b > a))
+    return HBSP_FAIL(col, HLA_ERR_INTERNAL, "LU U block: %zu messages, expected %d", nmsg,
+                     me != pr && b > a);
+  if (nmsg) {
+    HLA_CALL(hbsp_hpmove(col, NULL, &space, &got));
+    if (got != (size_t)(jb2 + jb * (b - a)) * sizeof(double))
+      return HBSP_FAIL(col, HLA_ERR_INTERNAL, "LU U block: part of %zu bytes", got);
+    memcpy(c->l11, space, (size_t)jb2 * sizeof(double));
+    memcpy(c->ubuf + a * jb, (const double *)space + jb2, (size_t)(jb * (b - a)) * sizeof(double));
+  }
+
+  /* Superstep 2: every rank solves its part (pr also block k+1's columns) and sends it to all. */
+  if (me == pr) {
+    HLA_CALL(u_solve(c, jb, 0, nxt, 1, A12));
+    HLA_CALL(u_send_part(c, jb, 0, nxt));
+  }
+  HLA_CALL(u_solve(c, jb, a, b, me == pr, A12));
+  HLA_CALL(u_send_part(c, jb, a, b));
+  HLA_CALL(hdist_sync_count(col, &nmsg));
+  for (size_t m = 0; m < nmsg; m++) {
+    HLA_CALL(hbsp_hpmove(col, NULL, &space, &got));
+    const int64_t *hdr = space;
+    const int64_t pa = got >= 2 * sizeof(double) ? hdr[0] : -1, pb = pa >= 0 ? hdr[1] : -1;
+    if (pa < 0 || pb <= pa || pb > nu || got != (size_t)(2 + jb * (pb - pa)) * sizeof(double))
+      return HBSP_FAIL(col, HLA_ERR_INTERNAL, "LU U block: malformed part of %zu bytes", got);
+    memcpy(c->ubuf + pa * jb, hdr + 2, (size_t)(jb * (pb - pa)) * sizeof(double));
+    if (me == pr) hkern_unpack(jb, pb - pa, c->ubuf + pa * jb, A12 + pa * lld, lld);
+  }
+  return HLA_OK;
+}
+
+int hlu_u_block(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int pr, const double *L, int64_t ldl,
+                double *A12) {
+  const int M = c->M, on_pr = c->myrow == pr;
+  if (nu <= 0) return HLA_OK; /* the same on every rank of the process column */
+  if (c->swap == HLA_SWAP_SPREAD) return u_solve(c, jb, 0, nxt, on_pr, A12);
+  if (c->usplit) return u_split(c, jb, nxt, nu, pr, L, ldl, A12);
+  if (on_pr) {
+    hkern_pack(jb, jb, L, ldl, c->l11);
+    hkern_pack(jb, nu, A12, c->lld, c->ubuf);
+    HLA_CALL(u_solve(c, jb, 0, nxt, 1, A12));
+    for (int q = 0; q < M; q++)
+      HLA_CALL(
+          u_solve(c, jb, u_cut(nxt, nu, c->nb, M, q), u_cut(nxt, nu, c->nb, M, q + 1), 1, A12));
+  }
+  return hlu_bcast(&c->collv, c->ubuf, (size_t)(jb * nu) * sizeof(double), pr,
+                   hlu_big_how(c, &c->collv));
+}
+
+int hlu_u_rest(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int pr, double *A12) {
+  for (int q = 0; q < c->M; q++)
+    HLA_CALL(u_solve(c, jb, u_cut(nxt, nu, c->nb, c->M, q), u_cut(nxt, nu, c->nb, c->M, q + 1),
+                     c->myrow == pr, A12));
+  return HLA_OK;
+}
