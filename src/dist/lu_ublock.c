@@ -103,6 +103,7 @@ static int u_split(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int pr, const do
   HLA_CALL(u_solve(c, jb, a, b, me == pr, A12));
   HLA_CALL(u_send_part(c, jb, a, b));
   HLA_CALL(hdist_sync_count(col, &nmsg));
+  int64_t missing = nu - (b - a) - (me == pr ? nxt : 0); /* columns the others solved */
   for (size_t m = 0; m < nmsg; m++) {
     HLA_CALL(hbsp_hpmove(col, NULL, &space, &got));
     const int64_t *hdr = space;
@@ -111,7 +112,11 @@ static int u_split(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int pr, const do
       return HBSP_FAIL(col, HLA_ERR_INTERNAL, "LU U block: malformed part of %zu bytes", got);
     memcpy(c->ubuf + pa * jb, hdr + 2, (size_t)(jb * (pb - pa)) * sizeof(double));
     if (me == pr) hkern_unpack(jb, pb - pa, c->ubuf + pa * jb, A12 + pa * lld, lld);
+    missing -= pb - pa;
   }
+  if (missing != 0)
+    return HBSP_FAIL(col, HLA_ERR_INTERNAL, "LU U block: %lld columns of U12 missing",
+                     (long long)missing);
   return HLA_OK;
 }
 
