@@ -1,5 +1,6 @@
 /* hla — process grids: an M x N arrangement of an environment's ranks with row, column, node and
  * cross-node environments (HPL's grid, with BSP environments instead of communicators). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "dist/dist_impl.h"
@@ -28,6 +29,21 @@ double *hdist_alloc(int64_t count) {
   return p;
 }
 
+double *hdist_work(hgrid g, int64_t count) {
+  if (count < 1) count = 1;
+  if (count > g->work_words) {
+    if ((uint64_t)count > (SIZE_MAX - HLA_HUGE) / sizeof(double)) return NULL;
+    free(g->work);
+    g->work_words = 0;
+    if ((g->work = hla_alloc((size_t)count * sizeof(double))) == NULL) return NULL;
+    g->work_words = count;
+  }
+#ifdef HLA_POISON_WORK
+  for (int64_t i = 0; i < g->work_words; i++) g->work[i] = NAN;
+#endif
+  return g->work;
+}
+
 int hdist_sync_count(hbsp_env env, size_t *nmsg) {
   HLA_CALL(hbsp_sync(env));
   return hbsp_qsize(env, nmsg, NULL);
@@ -53,6 +69,7 @@ static int grid_destroy(hgrid g) {
     if (code == HLA_OK) code = e;
   }
   free(g->machine);
+  free(g->work);
   free(g);
   return code;
 }

@@ -277,31 +277,30 @@ int hlu_workspace(hlu_ctx *c, int factor, hmat B) {
   const int64_t nb = c->nb, lw = nb + 1 + c->mloc * nb, iw = 3 * c->n > 1 ? 3 * c->n : 1;
   int64_t cols = factor ? c->nloc : 0;
   if (B != NULL && B->nloc > cols) cols = B->nloc;
-  c->lbuf = hdist_alloc(lw);
-  c->lbuf2 = factor ? hdist_alloc(lw) : NULL;
-  c->ubuf = hdist_alloc(nb * cols);
-  c->pbuf = hdist_alloc(factor ? HLU_PBUF_WORDS(nb, c->M) : 1);
-  c->l11 = factor ? hdist_alloc(nb * nb) : NULL;
-  c->swork = factor ? malloc((size_t)(4 * nb) * sizeof(int64_t)) : NULL;
-  c->iwork = (uint64_t)iw < SIZE_MAX / 8 ? malloc((size_t)iw * sizeof(int64_t)) : NULL;
-  if (!c->lbuf || (factor && (!c->lbuf2 || !c->l11 || !c->swork)) || !c->ubuf || !c->pbuf ||
-      !c->iwork)
-    return HBSP_FAIL(c->all, HLA_ERR_NOMEM, "LU: cannot allocate the workspaces");
+  /* The buffers carved from the grid's workspace (kept between calls), each rounded to 8 words
+   * so that every one starts 64-byte aligned; the index lists take words of 8 bytes too. */
+  const int64_t len[7] = {lw,
+                          factor ? lw : 0,
+                          nb * cols > 1 ? nb * cols : 1,
+                          factor ? HLU_PBUF_WORDS(nb, c->M) : 1,
+                          factor ? nb * nb : 0,
+                          factor ? 4 * nb : 0,
+                          iw};
+  int64_t total = 0;
+  for (int i = 0; i < 7; i++) total += (len[i] + 7) / 8 * 8;
+  double *w = hdist_work(c->g, total), *p[7];
+  if (w == NULL) return HBSP_FAIL(c->all, HLA_ERR_NOMEM, "LU: cannot allocate the workspaces");
+  for (int i = 0; i < 7; i++) p[i] = len[i] > 0 ? w : NULL, w += (len[i] + 7) / 8 * 8;
+  c->lbuf = p[0], c->lbuf2 = p[1], c->ubuf = p[2], c->pbuf = p[3], c->l11 = p[4];
+  c->swork = (int64_t *)p[5], c->iwork = (int64_t *)p[6];
   return HLA_OK;
 }
 
 int hlu_teardown(hlu_ctx *c) {
   int rc = hlu_level_free(&c->rowlv), e = hlu_level_free(&c->collv);
-  free(c->lbuf);
-  free(c->lbuf2);
-  free(c->ubuf);
-  free(c->pbuf);
-  free(c->l11);
-  free(c->swork);
-  free(c->iwork);
   hla_buf_free(&c->msg);
   hla_buf_free(&c->defer);
-  c->lbuf = c->lbuf2 = c->ubuf = c->pbuf = c->l11 = NULL;
+  c->lbuf = c->lbuf2 = c->ubuf = c->pbuf = c->l11 = NULL; /* the grid's workspace */
   c->iwork = c->swork = NULL;
   return rc != HLA_OK ? rc : e;
 }

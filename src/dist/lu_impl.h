@@ -110,9 +110,10 @@ int hlu_setup(hlu_ctx *ctx, hmat A, const hla_opts *opts);
 /* Free the levels and workspaces. Collective over HGRID_ALL (frees sub-environments). */
 int hlu_teardown(hlu_ctx *ctx);
 
-/* Allocate the workspaces of a factorisation (factor != 0: both L buffers, the panel's, U for my
- * columns of the matrix) and/or of the solves with B (B != NULL: U for my columns of B). Local;
- * HLA_ERR_NOMEM recorded on ctx->all (the caller agrees). */
+/* The workspaces of a factorisation (factor != 0: both L buffers, the panel's, U for my columns of
+ * the matrix) and/or of the solves with B (B != NULL: U for my columns of B), carved from the
+ * grid's workspace (hdist_work: kept between calls; nothing else may take it until the operation
+ * ends). Local; HLA_ERR_NOMEM recorded on ctx->all (the caller agrees). */
 int hlu_workspace(hlu_ctx *ctx, int factor, hmat B);
 
 /* Local checks of a matrix argument (name for messages): square (HLA_ERR_DIM), square blocks

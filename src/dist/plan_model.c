@@ -655,11 +655,9 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
   /* U12 solved in parts over the column (lu_ublock.c: one level, the library's collectives) */
   int usplit = auto_alg && M > 1 && M <= HLU_USPLIT_MAX &&
                (!hier || col.spans <= 1 || col.per_node <= 1 || col.spans >= col.p);
-  double Call = local_from(n, 0, nb, N);
-  /* the workspaces: two L buffers and the U buffer */
-  double Rall = local_from(n, 0, nb, M);
-  double ws = 2 * alloc_t(x, nb + 1 + Rall * nb, Rall * Call) + alloc_t(x, nb * Call, Rall * Call);
-  t += ws, cp += ws;
+  /* The workspaces (two L buffers and the U buffer) stay with the grid between calls (hdist_work):
+   * a repeated call, which is what is predicted, pays nothing for them; the first one on a grid
+   * pays for mapping them once. */
   int64_t steps = (n + nb - 1) / nb;
   for (int64_t k = 0; k < steps; k++) {
     int64_t j0 = k * nb, j1 = j0 + nb < n ? j0 + nb : n;
