@@ -42,6 +42,14 @@ static int u_solve(hlu_ctx *c, int jb, int64_t a, int64_t b, int on_pr, double *
   return HLA_OK;
 }
 
+/* All parts of [nxt, nu) in turn, on this rank (the bcast and spread ways). */
+static int u_solve_parts(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int on_pr, double *A12) {
+  for (int q = 0; q < c->M; q++)
+    HLA_CALL(u_solve(c, jb, u_cut(nxt, nu, c->nb, c->M, q), u_cut(nxt, nu, c->nb, c->M, q + 1),
+                     on_pr, A12));
+  return HLA_OK;
+}
+
 /* Solved columns [a, b) of ubuf to every other rank of the column: [a][b][jb (b - a) values]. */
 static int u_send_part(hlu_ctx *c, int jb, int64_t a, int64_t b) {
   hbsp_env col = c->collv.env;
@@ -58,6 +66,7 @@ static int u_send_part(hlu_ctx *c, int jb, int64_t a, int64_t b) {
   return HLA_OK;
 }
 
+/* The split way (header comment): two supersteps of the column. */
 static int u_split(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int pr, const double *L,
                    int64_t ldl, double *A12) {
   hbsp_env col = c->collv.env;
@@ -122,7 +131,7 @@ static int u_split(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int pr, const do
 
 int hlu_u_block(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int pr, const double *L, int64_t ldl,
                 double *A12) {
-  const int M = c->M, on_pr = c->myrow == pr;
+  const int on_pr = c->myrow == pr;
   if (nu <= 0) return HLA_OK; /* the same on every rank of the process column */
   if (c->swap == HLA_SWAP_SPREAD) return u_solve(c, jb, 0, nxt, on_pr, A12);
   if (c->usplit) return u_split(c, jb, nxt, nu, pr, L, ldl, A12);
@@ -130,17 +139,12 @@ int hlu_u_block(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int pr, const doubl
     hkern_pack(jb, jb, L, ldl, c->l11);
     hkern_pack(jb, nu, A12, c->lld, c->ubuf);
     HLA_CALL(u_solve(c, jb, 0, nxt, 1, A12));
-    for (int q = 0; q < M; q++)
-      HLA_CALL(
-          u_solve(c, jb, u_cut(nxt, nu, c->nb, M, q), u_cut(nxt, nu, c->nb, M, q + 1), 1, A12));
+    HLA_CALL(u_solve_parts(c, jb, nxt, nu, 1, A12));
   }
   return hlu_bcast(&c->collv, c->ubuf, (size_t)(jb * nu) * sizeof(double), pr,
                    hlu_big_how(c, &c->collv));
 }
 
 int hlu_u_rest(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int pr, double *A12) {
-  for (int q = 0; q < c->M; q++)
-    HLA_CALL(u_solve(c, jb, u_cut(nxt, nu, c->nb, c->M, q), u_cut(nxt, nu, c->nb, c->M, q + 1),
-                     c->myrow == pr, A12));
-  return HLA_OK;
+  return u_solve_parts(c, jb, nxt, nu, c->myrow == pr, A12);
 }
