@@ -56,7 +56,7 @@
  *   bcast      opts->bcast for every broadcast and max-with-location (Hasanov groups are used
  *              only where they divide the environment); HBSP_AUTO: the L panels that do not
  *              leave early and the U row blocks go by the BSP layer's pipelined broadcast on more
- *              than two ranks (big_how), the rest by the BSP layer's choice.
+ *              than two ranks (hlu_big_how), the rest by the BSP layer's choice.
  * Errors: arguments and non-finite entries are checked and agreed before A changes. A failure of
  * one rank inside the loop (an MPI error, memory for a collective's workspace) is returned on that
  * rank only: the factorisation cannot be resumed, as in ScaLAPACK.
