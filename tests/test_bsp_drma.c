@@ -340,6 +340,23 @@ static void test_bsmp(void) {
   CU_ASSERT_EQUAL(count, 3); /* one message per k arrives here, from rank s - k */
   CU_ASSERT_EQUAL(hbsp_hpmove(e, NULL, NULL, NULL), HLA_ERR_STATE); /* empty */
   hbsp_sync(e);
+  /* The space of a message stays put while messages to other ranks are queued: open one of 4096
+   * words to every rank, then fill them all. */
+  enum { W = 4096 };
+  int64_t **sp = calloc((size_t)P, sizeof *sp);
+  for (int d = 0; d < P; d++) CU_ASSERT_EQUAL(hbsp_send_buf(e, d, NULL, W * 8, (void **)&sp[d]), 0);
+  for (int d = 0; d < P; d++)
+    for (int i = 0; sp[d] && i < W; i++) sp[d][i] = (int64_t)s * W + i;
+  free(sp);
+  hbsp_sync(e);
+  bad = count = 0;
+  for (const void *pl; hbsp_hpmove(e, NULL, &pl, &(size_t){0}) == HLA_OK; count++) {
+    const int64_t *v = pl;
+    for (int i = 0; i < W; i++) bad += v[i] != v[0] + i || v[0] % W != 0;
+  }
+  CU_ASSERT_EQUAL(bad, 0);
+  CU_ASSERT_EQUAL(count, P);
+  hbsp_sync(e);
   hbsp_free(&e);
 }
 

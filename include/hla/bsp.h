@@ -119,7 +119,9 @@ HLA_API int hbsp_send(hbsp_env env, int dst, const void *tag, const void *payloa
 
 /** hbsp_send without the copy: *payload receives the queue's space for the bytes of the message to
  *  rank dst (8-byte aligned when the tag size is a multiple of 8), which the caller fills before
- *  its next call on env (a later call may move the queue). The tag is copied now. Local. */
+ *  the sync. The space stays put until the sync or the next put, get or send to rank dst on env
+ * (each destination has its own queue, which such a call may move). The tag is copied now. Local.
+ */
 HLA_API int hbsp_send_buf(hbsp_env env, int dst, const void *tag, size_t bytes, void **payload);
 
 /** Number of messages not yet moved in this superstep's queue, and their total payload bytes.

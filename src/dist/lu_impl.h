@@ -32,6 +32,21 @@ typedef struct {
   int ngroups;      /* groups the members span (1 when flat) */
 } hlu_level;
 
+/* A row move under way (lu_swap.c): opened by hlu_rows_open, packed by hlu_rows_pack, ended by
+ * hlu_rows_close; the arguments of hlu_rows_open. */
+typedef struct {
+  hmat X;
+  const int64_t *dst, *src;
+  int64_t npairs, c0, ncols, cmove;
+  double *u;
+  int jb;
+  const int64_t *ut;
+  int64_t cu;
+  double *l11;
+  hla_buf out; /* a message per other process row, and its source rows */
+  int open;
+} hlu_rows;
+
 /* Everything one factorisation or solve needs; made by hlu_setup, freed by hlu_teardown. */
 typedef struct {
   hmat A; /* the matrix factored, or the factors solved with */
@@ -59,9 +74,10 @@ typedef struct {
   double *ubuf;   /* U row block (or solved right-hand-side block): nb x columns */
   double *pbuf;   /* panel: pivot row, row exchange, U12, pivot records (HLU_PBUF_WORDS) */
   double *l11;    /* L11 of the block step, nb x nb, packed (factorisation only) */
-  int64_t *swork; /* row lists of hlu_swap_spread: 4 nb entries (factorisation only) */
+  int64_t *swork; /* row lists of hlu_swap_spread: 2 nb entries (factorisation only) */
   int64_t *iwork; /* composed interchanges: 3 n entries (hlu_perm_pairs) */
   hla_buf msg;    /* packing for row moves */
+  hlu_rows rows;  /* the row move under way */
   /* the part of a spread left for hlu_swap_spread_rest: local columns [defer_c0, + defer_n), the
    * pairs (into iwork) and the rows that arrived for those columns */
   hla_buf defer;
@@ -209,6 +225,21 @@ int64_t hlu_pivot_local(const hlu_ctx *ctx, int64_t j, int64_t jl, hbsp_dloc *pi
  * h = (rows I send or receive) x (c1 - c0). */
 int hlu_move_rows(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, int64_t npairs,
                   int64_t c0, int64_t c1);
+
+/* hlu_move_rows in three parts, so that the sources can be packed while they are still in cache
+ * from the update that wrote them (lu.c, the look-ahead). hlu_rows_open: the messages of the move
+ * (and, for hlu_swap_spread, the cu rows ut[] of the block row u, leading dimension jb, and nl
+ * words of L11 to every other process row; else u = NULL, jb = cu = nl = 0), headers only. Local.
+ * hlu_rows_pack: local columns [c0 + j0, c0 + j1) of the sources into the messages, and the moves
+ * inside my rows for those of them before c0 + cmove; X must not change in those columns until
+ * the close. Local. hlu_rows_close: the superstep of the process column that moves the rows (none
+ * when M = 1; nothing when no move is open); collective over ctx->collv.env, after every column was
+ * packed. Between open and close nothing else may be queued on the column environment. */
+int hlu_rows_open(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, int64_t npairs,
+                  int64_t c0, int64_t c1, int64_t cmove, double *u, int jb, const int64_t *ut,
+                  int64_t cu, double *l11, int64_t nl);
+int hlu_rows_pack(hlu_ctx *ctx, int64_t j0, int64_t j1);
+int hlu_rows_close(hlu_ctx *ctx);
 
 /* Compose the interchanges ipiv[k0..k1) (row k with row ipiv[k], in order; all in [k0, n)) into
  * one permutation of rows [k0, n): on return row (*dst)[t] := old row (*src)[t] for t < *npairs,

@@ -63,7 +63,7 @@ static int local_moves(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *
     int64_t jn = ncols - j0 < JB ? ncols - j0 : JB;
     for (int64_t j = 0; j < jn; j++) {
       const double *cj = X->data + (c0 + j0 + j) * lld;
-      if (j0 + j + 4 < ncols) /* as in send_rows */
+      if (j0 + j + 4 < ncols) /* as in hlu_rows_pack */
         for (int64_t t = 0; t < cnt; t++) __builtin_prefetch(cj + 4 * lld + ls[t]);
       for (int64_t t = 0; t < cnt; t++) tmp[t + j * cnt] = cj[ls[t]];
     }
@@ -75,50 +75,91 @@ static int local_moves(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *
   return HLA_OK;
 }
 
-/* The row messages of hlu_move_rows and hlu_swap_spread, one per other process row d:
+/* The row messages of a row move (hlu_rows_open), one per other process row d:
  *   [ca][cu][nl][ca target rows (global)][cu rows of u][(ca + cu) x ncols values, column-major]
  *   [nl words of L11]
  * ca rows of X move to d (the pairs (dst, src) from my rows to d's), cu rows of the spread's block
- * row u (mine, rows ut[] of u; leading dimension jb) and, from the diagonal owner, L11. Sources are
- * read column by column (each column is contiguous; a row walk would touch a cache line per
- * column), straight into the BSP queue. */
-static int send_rows(hlu_ctx *ctx, hmat X, int d, const int64_t *dst, const int64_t *src,
-                     int64_t npairs, int64_t c0, int64_t ncols, const double *u, int jb,
-                     const int64_t *ut, int64_t cu, const double *l11, int64_t nl) {
+ * row u (mine, rows ut[] of u; leading dimension jb) and, from the diagonal owner, L11. The header
+ * and L11 are written when the message opens, the values column by column as hlu_rows_pack
+ * reaches them, straight into the BSP queue (one message per destination, so its space stays put
+ * until the sync). */
+typedef struct {
+  double *val;  /* the values (NULL: no message to this process row) */
+  int64_t ca;   /* rows of X in it; its local source rows follow the hlu_out array in rows.out */
+  int64_t cw;   /* ca + the rows of u */
+  int64_t from; /* index of its first source row in that list */
+} hlu_out;
+
+int hlu_rows_open(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, int64_t npairs,
+                  int64_t c0, int64_t c1, int64_t cmove, double *u, int jb, const int64_t *ut,
+                  int64_t cu, double *l11, int64_t nl) {
   hbsp_env col = ctx->collv.env;
   const int nb = ctx->nb, M = ctx->M, me = ctx->myrow;
-  int64_t ca = 0;
-  for (int64_t t = 0; t < npairs; t++)
-    ca += hmat_idx_owner(src[t], nb, M) == me && hmat_idx_owner(dst[t], nb, M) == d;
-  const int64_t cw = ca + cu;
-  if (cw == 0 && nl == 0) return HLA_OK;
-  size_t words = (size_t)(3 + cw + cw * ncols + nl);
-  void *space;
-  HLA_CALL(hbsp_send_buf(col, d, NULL, words * sizeof(double), &space));
-  int64_t *hdr = space, *rows = hdr + 3, q = 0;
-  double *val = (double *)space + 3 + cw;
-  hdr[0] = ca, hdr[1] = cu, hdr[2] = nl;
-  for (int64_t t = 0; t < npairs; t++) /* local source rows for now, target rows below */
-    if (hmat_idx_owner(src[t], nb, M) == me && hmat_idx_owner(dst[t], nb, M) == d)
-      rows[q++] = hmat_idx_g2l(src[t], nb, M);
-  for (int64_t j = 0; j < ncols; j++) {
-    const double *cj = X->data + (c0 + j) * X->lld, *uj = cu ? u + j * jb : NULL;
-    double *v = val + j * cw;
-    if (j + 4 < ncols) /* the same rows 4 columns on: scattered lines, no hardware prefetch */
-      for (q = 0; q < ca; q++) __builtin_prefetch(cj + 4 * X->lld + rows[q]);
-    for (q = 0; q < ca; q++) v[q] = cj[rows[q]];
-    for (q = 0; q < cu; q++) v[ca + q] = uj[ut[q]];
+  const int64_t ncols = c1 - c0;
+  hlu_rows *r = &ctx->rows;
+  *r = (hlu_rows){X, dst, src, npairs, c0, ncols, cmove, u, jb, ut, cu, l11, r->out, 1};
+  if (M == 1) return HLA_OK;
+  r->out.n = 0;
+  if (hla_buf_reserve(&r->out, (size_t)M * sizeof(hlu_out) + (size_t)npairs * sizeof(int64_t)) !=
+      HLA_OK)
+    return HBSP_FAIL(col, HLA_ERR_NOMEM, "LU row move: out of memory");
+  hlu_out *o = (hlu_out *)r->out.p;
+  int64_t *lr = (int64_t *)(o + M), used = 0;
+  for (int d = 0; d < M; d++) {
+    o[d] = (hlu_out){NULL, 0, 0, used};
+    if (d == me) continue;
+    int64_t ca = 0;
+    for (int64_t t = 0; t < npairs; t++)
+      if (hmat_idx_owner(src[t], nb, M) == me && hmat_idx_owner(dst[t], nb, M) == d)
+        lr[used + ca++] = hmat_idx_g2l(src[t], nb, M);
+    const int64_t cw = ca + cu;
+    if (cw == 0 && nl == 0) continue;
+    size_t words = (size_t)(3 + cw + cw * ncols + nl);
+    void *space;
+    HLA_CALL(hbsp_send_buf(col, d, NULL, words * sizeof(double), &space));
+    int64_t *hdr = space, *rows = hdr + 3, q = 0;
+    hdr[0] = ca, hdr[1] = cu, hdr[2] = nl;
+    for (int64_t t = 0; t < npairs; t++)
+      if (hmat_idx_owner(src[t], nb, M) == me && hmat_idx_owner(dst[t], nb, M) == d)
+        rows[q++] = dst[t];
+    for (q = 0; q < cu; q++) rows[ca + q] = ut[q];
+    o[d] = (hlu_out){(double *)space + 3 + cw, ca, cw, used};
+    if (nl) memcpy(o[d].val + cw * ncols, l11, (size_t)nl * sizeof(double));
+    used += ca;
   }
-  q = 0;
-  for (int64_t t = 0; t < npairs; t++)
-    if (hmat_idx_owner(src[t], nb, M) == me && hmat_idx_owner(dst[t], nb, M) == d)
-      rows[q++] = dst[t];
-  for (q = 0; q < cu; q++) rows[ca + q] = ut[q];
-  if (nl) memcpy(val + cw * ncols, l11, (size_t)nl * sizeof(double));
   return HLA_OK;
 }
 
-/* End the superstep of the column and take the messages of send_rows in place (the queue lives
+int hlu_rows_pack(hlu_ctx *ctx, int64_t j0, int64_t j1) {
+  hlu_rows *r = &ctx->rows;
+  const hmat X = r->X;
+  const int64_t lld = X->lld, jb = r->jb, cu = r->cu;
+  if (ctx->M > 1) {
+    const hlu_out *o = (const hlu_out *)r->out.p;
+    const int64_t *lr = (const int64_t *)(o + ctx->M);
+    for (int d = 0; d < ctx->M; d++) {
+      if (o[d].val == NULL) continue;
+      const int64_t ca = o[d].ca, cw = o[d].cw, *rows = lr + o[d].from;
+      /* Column by column (each column is contiguous; a row walk would touch a cache line per
+       * column), prefetching the same rows 4 columns on: scattered lines, no hardware prefetch. */
+      for (int64_t j = j0; j < j1; j++) {
+        const double *cj = X->data + (r->c0 + j) * lld, *uj = cu ? r->u + j * jb : NULL;
+        double *v = o[d].val + j * cw;
+        if (j + 4 < r->ncols)
+          for (int64_t q = 0; q < ca; q++) __builtin_prefetch(cj + 4 * lld + rows[q]);
+        for (int64_t q = 0; q < ca; q++) v[q] = cj[rows[q]];
+        for (int64_t q = 0; q < cu; q++) v[ca + q] = uj[r->ut[q]];
+      }
+    }
+  }
+  /* The moves inside my rows after the sends of the same columns (a row I send may be the target
+   * of one). */
+  const int64_t m1 = j1 < r->cmove ? j1 : r->cmove;
+  if (j0 < m1) HLA_CALL(local_moves(ctx, X, r->dst, r->src, r->npairs, r->c0 + j0, m1 - j0));
+  return HLA_OK;
+}
+
+/* End the superstep of the column and take the messages of hlu_rows_open in place (the queue lives
  * until the next sync): rows of X land in the first cnow of the ncols columns, the rest of them in
  * ctx->defer for hlu_swap_spread_rest; rows of the block row land in u (leading dimension jb;
  * none expected when jb = 0), L11 in l11. ar holds maxa entries, the most rows of X a message
@@ -175,24 +216,26 @@ static int recv_rows(hlu_ctx *ctx, hmat X, int64_t c0, int64_t ncols, int64_t cn
   return HLA_OK;
 }
 
+int hlu_rows_close(hlu_ctx *ctx) {
+  hlu_rows *r = &ctx->rows;
+  if (!r->open) return HLA_OK;
+  r->open = 0;
+  if (ctx->M == 1) return HLA_OK;
+  /* The rows that arrive are written after the sync, when every source here has been read. */
+  ctx->msg.n = 0; /* the local target rows of a message, <= npairs */
+  if (hla_buf_reserve(&ctx->msg, (size_t)r->npairs * sizeof(int64_t)) != HLA_OK)
+    return HBSP_FAIL(ctx->collv.env, HLA_ERR_NOMEM, "LU row move: out of memory");
+  return recv_rows(ctx, r->X, r->c0, r->ncols, r->cmove, r->u, r->jb, r->l11, (int64_t *)ctx->msg.p,
+                   r->npairs);
+}
+
 int hlu_move_rows(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, int64_t npairs,
                   int64_t c0, int64_t c1) {
-  const int M = ctx->M, me = ctx->myrow;
-  const int64_t ncols = c1 - c0;
   /* Every rank of the column has the same ncols (same process column), so all skip together. */
-  if (npairs == 0 || ncols == 0) return HLA_OK;
-  if (M == 1) return local_moves(ctx, X, dst, src, npairs, c0, ncols);
-  /* The rows for other process rows are packed first, then the moves inside my rows (a row I send
-   * may be the target of a local move); the rows that arrive are written after the sync, when
-   * every source here has been read. */
-  for (int d = 0; d < M; d++)
-    if (d != me)
-      HLA_CALL(send_rows(ctx, X, d, dst, src, npairs, c0, ncols, NULL, 0, NULL, 0, NULL, 0));
-  HLA_CALL(local_moves(ctx, X, dst, src, npairs, c0, ncols));
-  ctx->msg.n = 0; /* the local target rows of a message, <= npairs */
-  if (hla_buf_reserve(&ctx->msg, (size_t)npairs * sizeof(int64_t)) != HLA_OK)
-    return HBSP_FAIL(ctx->collv.env, HLA_ERR_NOMEM, "LU row move: out of memory");
-  return recv_rows(ctx, X, c0, ncols, ncols, NULL, 0, NULL, (int64_t *)ctx->msg.p, npairs);
+  if (npairs == 0 || c1 == c0) return HLA_OK;
+  HLA_CALL(hlu_rows_open(ctx, X, dst, src, npairs, c0, c1, c1 - c0, NULL, 0, NULL, 0, NULL, 0));
+  HLA_CALL(hlu_rows_pack(ctx, 0, c1 - c0));
+  return hlu_rows_close(ctx);
 }
 
 int hlu_swap_spread(hlu_ctx *ctx, int64_t j0, int jb, const int64_t *perm, const int64_t *dst,
@@ -214,8 +257,8 @@ int hlu_swap_spread(hlu_ctx *ctx, int64_t j0, int jb, const int64_t *perm, const
   ctx->defer_c0 = c0 + cnow, ctx->defer_n = ncols - cnow;
 
   /* My rows of the block row into u, before any row is overwritten: ut[q] row of u, ur[q] local
-   * row of X (ctx->swork holds 4 nb entries: jb + jb here, <= 2 jb pairs in recv_rows). */
-  int64_t *ut = ctx->swork, *ur = ut + jb, *ar = ur + jb, nmine = 0;
+   * row of X (ctx->swork holds 2 nb entries). */
+  int64_t *ut = ctx->swork, *ur = ut + jb, nmine = 0;
   for (int t = 0; t < jb; t++)
     if (hmat_idx_owner(perm[t], nb, M) == me)
       ut[nmine] = t, ur[nmine] = hmat_idx_g2l(perm[t], nb, M), nmine++;
@@ -225,14 +268,12 @@ int hlu_swap_spread(hlu_ctx *ctx, int64_t j0, int jb, const int64_t *perm, const
     for (int64_t q = 0; q < nmine; q++) uj[ut[q]] = cj[ur[q]];
   }
   if (me == pr) hkern_pack(jb, jb, L, ldl, l11);
-  /* My rows of the block row go to everyone, the rows moving inside the matrix to their owner. */
-  const int64_t nl = me == pr ? (int64_t)jb * jb : 0;
-  for (int d = 0; d < M; d++)
-    if (d != me)
-      HLA_CALL(send_rows(ctx, X, d, adst, asrc, na, c0, ncols, u, jb, ut, nmine, l11, nl));
-  HLA_CALL(local_moves(ctx, X, adst, asrc, na, c0, cnow));
-  if (M == 1) return HLA_OK;
-  return recv_rows(ctx, X, c0, ncols, cnow, u, jb, l11, ar, 2 * (int64_t)jb);
+  /* My rows of the block row go to everyone, the rows moving inside the matrix to their owner;
+   * the moves inside my rows land now only in the first cnow columns. */
+  HLA_CALL(hlu_rows_open(ctx, X, adst, asrc, na, c0, c1, cnow, u, jb, ut, nmine, l11,
+                         me == pr ? (int64_t)jb * jb : 0));
+  HLA_CALL(hlu_rows_pack(ctx, 0, ncols));
+  return hlu_rows_close(ctx);
 }
 
 int hlu_swap_spread_rest(hlu_ctx *ctx) {
