@@ -3,6 +3,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "dist/dist_impl.h"
 #include "harness.h"
 
 /* Shape, coordinates, environment sizes and ranks, and traffic along rows and columns. */
@@ -193,7 +194,48 @@ static void test_lifetime_and_subsets(void) {
   hbsp_free(&w);
 }
 
+/* The grid's workspace blocks (hdist_take): lent again to a request that fits, never to two users
+ * at once, not much larger than asked for; more users than tracked blocks still get their own. */
+static void test_workspace(void) {
+  hbsp_env w = ht_world();
+  hgrid g;
+  CU_ASSERT_EQUAL(hgrid_create(w, 0, 0, &g), HLA_OK);
+  double *a = hdist_take(g, 1000), *b = hdist_take(g, 1000);
+  CU_ASSERT_FATAL(a != NULL && b != NULL && a != b);
+  for (int i = 0; i < 1000; i++) a[i] = 1.0, b[i] = 2.0;
+  hdist_give(g, a);
+  double *c = hdist_take(g, 900); /* fits a, which nobody uses */
+  CU_ASSERT(c == a);
+  hdist_give(g, b);
+  hdist_give(g, c);
+  double *big = hdist_take(g, 1 << 20); /* fits none: a fresh block */
+  CU_ASSERT_FATAL(big != NULL);
+  CU_ASSERT(big != a && big != b);
+  big[(1 << 20) - 1] = 3.0;
+  hdist_give(g, big);
+  double *small = hdist_take(g, 10); /* not the big block: a later request may need it */
+  CU_ASSERT(small != NULL && small != big);
+  enum { K = HDIST_BLOCKS + 4 };
+  double *many[K];
+  int distinct = 1;
+  for (int i = 0; i < K; i++) {
+    many[i] = hdist_take(g, 100 + i);
+    CU_ASSERT_FATAL(many[i] != NULL);
+    many[i][99 + i] = i;
+    distinct &= many[i] != small;
+    for (int j = 0; j < i; j++) distinct &= many[i] != many[j];
+  }
+  CU_ASSERT(distinct);
+  for (int i = 0; i < K; i++) hdist_give(g, many[i]);
+  hdist_give(g, small);
+  hdist_give(g, NULL);
+  CU_ASSERT(hdist_take(g, 1000) == a); /* still kept after all that */
+  hdist_give(g, a);
+  CU_ASSERT_EQUAL(hgrid_free(&g), HLA_OK); /* frees them (the leak checker would see) */
+  hbsp_free(&w);
+}
+
 void hla_test_register(void) {
   HT_SUITE("dist_grid", test_every_shape, test_auto_shape, test_bad_shapes, test_nodes,
-           test_lifetime_and_subsets);
+           test_lifetime_and_subsets, test_workspace);
 }

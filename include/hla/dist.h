@@ -62,10 +62,10 @@ typedef enum {
  *  @par Collective over env. BSP cost: O(log P) l (a few splits and one allreduce). */
 HLA_API int hgrid_create(hbsp_env env, int M, int N, hgrid *g);
 
-/** Free the grid, its environments and the workspace its LU and solves keep between calls (on each
- *  rank about (2 local rows + local columns) x nb words after the first, so that repeated calls do
- *  not map fresh memory every time); *g = NULL. HLA_ERR_STATE (on every rank, nothing freed)
- *  while some rank still has a matrix on the grid.
+/** Free the grid, its environments and the workspaces its operations keep between calls (the
+ *  panel buffers of hmatmul, the LU and the solves, and operands hmatmul remapped: up to 256 MiB
+ *  per rank, so that repeated calls do not map and fault fresh memory every time); *g = NULL.
+ * HLA_ERR_STATE (on every rank, nothing freed) while some rank still has a matrix on the grid.
  *  @par Collective over the grid's ALL environment. BSP cost: O(1) l. */
 HLA_API int hgrid_free(hgrid *g);
 

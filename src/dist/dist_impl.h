@@ -7,6 +7,20 @@
 #include "hla/plan.h"
 #include "bsp/bsp_impl.h"
 
+/* A workspace block of a grid's cache (hdist_take): p == NULL for an empty slot. */
+typedef struct {
+  double *p;
+  int64_t words;
+  int lent; /* taken and not given back yet */
+} hdist_block;
+
+/* Workspace blocks a grid keeps track of, and the most words it keeps while none uses them. */
+#define HDIST_BLOCKS     16
+#define HDIST_KEEP_WORDS ((int64_t)32 << 20) /* 256 MiB */
+#define HDIST_SLACK                                                                                \
+  ((int64_t)1 << 18) /* 2 MiB: a block lent for count words is at most                             \
+                        2 count + this */
+
 struct hgrid_s {
   hbsp_env parent; /* the caller's environment (borrowed, not freed) */
   hbsp_env all;    /* own twin of parent, same rank order: rank = myrow N + mycol */
@@ -17,8 +31,7 @@ struct hgrid_s {
   int nmat;               /* live matrices on this grid (hgrid_free refuses while > 0) */
   hplan_machine *machine; /* the planner's machine model (src/dist/plan*.c), owned; or NULL */
   int plan_state;         /* 0: not looked for yet, 1: machine set, -1: none (rules apply) */
-  double *work;           /* workspace kept between operations (hdist_work), or NULL */
-  int64_t work_words;     /* its size */
+  hdist_block cache[HDIST_BLOCKS]; /* workspaces kept between operations (hdist_take) */
 };
 
 struct hmat_s {
@@ -37,13 +50,20 @@ int hdist_check_same(hbsp_env env, const int64_t *v, int k, int *same);
  * transparent huge pages asked for); free() frees it. NULL only on failure. */
 double *hdist_alloc(int64_t count);
 
-/* At least count doubles of g's workspace, which stays with the grid until hgrid_free so that
- * repeated operations do not map and fault fresh pages every call (on the 2-core VM a fresh
- * megabyte cost 3 ms: 30 % of an LU at n = 1000). Every operation is collective over its grid, so
- * one uses it at a time; a larger request replaces it (earlier pointers die). 64-byte aligned
- * (2 MiB from 2 MiB, with huge pages asked for); contents undefined (NaN in sanitizer builds, so
- * that tests catch a read before a write). NULL on failure. Local. */
-double *hdist_work(hgrid g, int64_t count);
+/* A workspace of at least count doubles for an operation on g, given back with hdist_give when
+ * it ends. Blocks given back stay with the grid (up to HDIST_KEEP_WORDS in all; freed by
+ * hgrid_free) and are lent again to the next operation that fits, so that repeated operations do
+ * not map and fault fresh pages every call: on the 2-core VM a fresh megabyte costs 3 ms, which
+ * doubled the time of hmatmul at n = 1000 on 2 ranks and was 30 % of an LU at n = 1000. Best fit
+ * among the free blocks, else a fresh one (zeroed, so that its pages are faulted here and not in
+ * the first computation; with no memory left the free blocks are released and it is tried again).
+ * 64-byte aligned (2 MiB from 2 MiB, huge pages asked for); contents undefined: NaN in sanitizer
+ * builds (HLA_POISON_WORK), so that the tests catch a read before a write. NULL on failure. Local.
+ */
+double *hdist_take(hgrid g, int64_t count);
+
+/* Give back a block of hdist_take (NULL: nothing). Local. */
+void hdist_give(hgrid g, double *p);
 
 /* End env's superstep (hbsp_sync) and count the messages that arrived in *nmsg. Collective over
  * env; cost that of the sync. */

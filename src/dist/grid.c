@@ -29,19 +29,75 @@ double *hdist_alloc(int64_t count) {
   return p;
 }
 
-double *hdist_work(hgrid g, int64_t count) {
-  if (count < 1) count = 1;
-  if (count > g->work_words) {
-    if ((uint64_t)count > (SIZE_MAX - HLA_HUGE) / sizeof(double)) return NULL;
-    free(g->work);
-    g->work_words = 0;
-    if ((g->work = hla_alloc((size_t)count * sizeof(double))) == NULL) return NULL;
-    g->work_words = count;
-  }
+static void poison(double *p, int64_t words) {
 #ifdef HLA_POISON_WORK
-  for (int64_t i = 0; i < g->work_words; i++) g->work[i] = NAN;
+  for (int64_t i = 0; i < words; i++) p[i] = NAN;
+#else
+  (void)p, (void)words;
 #endif
-  return g->work;
+}
+
+/* Free the blocks nobody uses, largest first, until at most keep words of them remain. */
+static void cache_trim(hgrid g, int64_t keep) {
+  for (;;) {
+    int64_t total = 0;
+    int big = -1;
+    for (int i = 0; i < HDIST_BLOCKS; i++) {
+      const hdist_block *b = &g->cache[i];
+      if (b->p == NULL || b->lent) continue;
+      total += b->words;
+      if (big < 0 || b->words > g->cache[big].words) big = i;
+    }
+    if (total <= keep) return;
+    free(g->cache[big].p);
+    g->cache[big] = (hdist_block){NULL, 0, 0};
+  }
+}
+
+double *hdist_take(hgrid g, int64_t count) {
+  if (count < 1) count = 1;
+  hdist_block *c = g->cache;
+  /* Not a block much larger than asked for: the next request of this operation may need it. */
+  int best = -1;
+  for (int i = 0; i < HDIST_BLOCKS; i++)
+    if (c[i].p && !c[i].lent && c[i].words >= count && c[i].words <= 2 * count + HDIST_SLACK &&
+        (best < 0 || c[i].words < c[best].words))
+      best = i;
+  if (best >= 0) {
+    c[best].lent = 1;
+    poison(c[best].p, c[best].words);
+    return c[best].p;
+  }
+  double *p = hdist_alloc(count);
+  if (p == NULL) {
+    cache_trim(g, 0);
+    if ((p = hdist_alloc(count)) == NULL) return NULL;
+  }
+  poison(p, count);
+  /* Tracked in an empty slot, else in place of the smallest free block; untracked (hdist_give
+   * frees it) when every slot is lent. */
+  int s = -1;
+  for (int i = 0; i < HDIST_BLOCKS && s < 0; i++)
+    if (c[i].p == NULL) s = i;
+  if (s < 0)
+    for (int i = 0; i < HDIST_BLOCKS; i++)
+      if (!c[i].lent && (s < 0 || c[i].words < c[s].words)) s = i;
+  if (s >= 0) {
+    free(c[s].p);
+    c[s] = (hdist_block){p, count, 1};
+  }
+  return p;
+}
+
+void hdist_give(hgrid g, double *p) {
+  if (p == NULL) return;
+  for (int i = 0; i < HDIST_BLOCKS; i++)
+    if (g->cache[i].p == p) {
+      g->cache[i].lent = 0;
+      cache_trim(g, HDIST_KEEP_WORDS);
+      return;
+    }
+  free(p);
 }
 
 int hdist_sync_count(hbsp_env env, size_t *nmsg) {
@@ -69,7 +125,7 @@ static int grid_destroy(hgrid g) {
     if (code == HLA_OK) code = e;
   }
   free(g->machine);
-  free(g->work);
+  for (int i = 0; i < HDIST_BLOCKS; i++) free(g->cache[i].p);
   free(g);
   return code;
 }

@@ -32,13 +32,13 @@ typedef struct {
   mm_reqs qo[2], qi[2];
 } hs_ws;
 
-static void hs_free(hs_ws *w) {
+static void hs_free(hgrid g, hs_ws *w) {
   hbsp_env *envs[4] = {&w->row_in, &w->row_out, &w->col_in, &w->col_out};
   for (int i = 0; i < 4; i++)
     if (w->own[i] && *envs[i] != NULL) hbsp_free(envs[i]);
   for (int i = 0; i < 2; i++) {
-    free(w->a[i]);
-    free(w->bt[i]);
+    hdist_give(g, w->a[i]);
+    hdist_give(g, w->bt[i]);
     mm_reqs_free(&w->qo[i]);
     mm_reqs_free(&w->qi[i]);
   }
@@ -189,8 +189,8 @@ int mm_hsumma(const mm_ctx *x, int I, int J, int64_t Mo) {
   int64_t big = (x->mloc > x->nloc ? x->mloc : x->nloc) * Mo;
   int ok = 1;
   for (int i = 0; i < 2 && S > 0 && code == HLA_OK; i++) {
-    ok = ok && (w.a[i] = hdist_alloc(x->mloc * Mo)) != NULL;
-    ok = ok && (w.bt[i] = hdist_alloc(x->nloc * Mo)) != NULL;
+    ok = ok && (w.a[i] = hdist_take(x->g, x->mloc * Mo)) != NULL;
+    ok = ok && (w.bt[i] = hdist_take(x->g, x->nloc * Mo)) != NULL;
     ok = ok && mm_reqs_init(&w.qo[i], npa + npb, big) && mm_reqs_init(&w.qi[i], npa + npb, big);
   }
   if (ok && S > 0 && code == HLA_OK) {
@@ -209,7 +209,7 @@ int mm_hsumma(const mm_ctx *x, int I, int J, int64_t Mo) {
       if (w.qi[i].n) mm_wait(x->row, &w.qi[i]);
     }
   }
-  hs_free(&w);
+  hs_free(x->g, &w);
   HLA_CALL(code);
   return HLA_OK;
 }

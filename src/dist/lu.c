@@ -292,7 +292,7 @@ int hlu_workspace(hlu_ctx *c, int factor, hmat B) {
                           iw};
   int64_t total = 0;
   for (int i = 0; i < 7; i++) total += (len[i] + 7) / 8 * 8;
-  double *w = hdist_work(c->g, total), *p[7];
+  double *w = c->work = hdist_take(c->g, total), *p[7];
   if (w == NULL) return HBSP_FAIL(c->all, HLA_ERR_NOMEM, "LU: cannot allocate the workspaces");
   for (int i = 0; i < 7; i++) p[i] = len[i] > 0 ? w : NULL, w += (len[i] + 7) / 8 * 8;
   c->lbuf = p[0], c->lbuf2 = p[1], c->ubuf = p[2], c->pbuf = p[3], c->l11 = p[4];
@@ -305,7 +305,8 @@ int hlu_teardown(hlu_ctx *c) {
   hla_buf_free(&c->msg);
   hla_buf_free(&c->rows.out);
   hla_buf_free(&c->defer);
-  c->lbuf = c->lbuf2 = c->ubuf = c->pbuf = c->l11 = NULL; /* the grid's workspace */
+  hdist_give(c->g, c->work);
+  c->work = c->lbuf = c->lbuf2 = c->ubuf = c->pbuf = c->l11 = NULL;
   c->iwork = c->swork = NULL;
   return rc != HLA_OK ? rc : e;
 }

@@ -68,7 +68,8 @@ typedef struct {
   int usplit;                 /* U12 solved in parts over the process column (lu_ublock.c) */
   int groups_row, groups_col; /* groups across a process column / across a process row */
   char why[256];
-  /* workspaces, allocated by hlu_workspace */
+  /* workspaces, carved by hlu_workspace from work (hdist_take) */
+  double *work;
   double *lbuf;   /* received L (or U) column panel: header + rows x nb */
   double *lbuf2;  /* the second L buffer of the early broadcast (factorisation only) */
   double *ubuf;   /* U row block (or solved right-hand-side block): nb x columns */
@@ -128,8 +129,8 @@ int hlu_teardown(hlu_ctx *ctx);
 
 /* The workspaces of a factorisation (factor != 0: both L buffers, the panel's, U for my columns of
  * the matrix) and/or of the solves with B (B != NULL: U for my columns of B), carved from the
- * grid's workspace (hdist_work: kept between calls; nothing else may take it until the operation
- * ends). Local; HLA_ERR_NOMEM recorded on ctx->all (the caller agrees). */
+ * grid's workspaces (hdist_take; given back by hlu_teardown). Local; HLA_ERR_NOMEM recorded on
+ * ctx->all (the caller agrees). */
 int hlu_workspace(hlu_ctx *ctx, int factor, hmat B);
 
 /* Local checks of a matrix argument (name for messages): square (HLA_ERR_DIM), square blocks

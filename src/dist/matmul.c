@@ -129,8 +129,8 @@ int mm_remap(hbsp_env env, char trans, hmat S, const mm_target *T) {
   int ok = side_build(&sr, tr ? &T->col : &T->row, S->mloc, S->mb, g->myrow, g->M) &&
            side_build(&sc, tr ? &T->row : &T->col, S->nloc, S->nb, g->mycol, g->N);
   int64_t mr = side_max(&sr), mc = side_max(&sc);
-  int64_t *sbuf = ok ? (int64_t *)hdist_alloc(2 + mr + mc + mr * mc) : NULL;
-  int64_t *rbuf = ok ? (int64_t *)hdist_alloc(2 + T->mloc + T->nloc + T->mloc * T->nloc) : NULL;
+  int64_t *sbuf = ok ? (int64_t *)hdist_take(g, 2 + mr + mc + mr * mc) : NULL;
+  int64_t *rbuf = ok ? (int64_t *)hdist_take(g, 2 + T->mloc + T->nloc + T->mloc * T->nloc) : NULL;
   int code = sbuf && rbuf ? HLA_OK : HBSP_FAIL(env, HLA_ERR_NOMEM, "hmatmul: no memory to remap");
   code = hbsp_agree(env, code);
   int agreed = code == HLA_OK; /* from here on every rank syncs */
@@ -188,8 +188,8 @@ int mm_remap(hbsp_env env, char trans, hmat S, const mm_target *T) {
   }
   side_free(&sr);
   side_free(&sc);
-  free(sbuf);
-  free(rbuf);
+  hdist_give(g, (double *)sbuf);
+  hdist_give(g, (double *)rbuf);
   return agreed ? hbsp_agree(env, code) : code;
 }
 
@@ -432,11 +432,6 @@ static int check_args(hbsp_env all, char transa, char transb, hmat A, hmat B, hm
   return HLA_OK;
 }
 
-/* Allocate this rank's part of an operand remapped into the computing layout. */
-static double *remap_alloc(const mm_target *T) {
-  return hdist_alloc(T->mloc * T->nloc);
-}
-
 int hmatmul(char transa, char transb, double alpha, hmat A, hmat B, double beta, hmat C,
             const hla_opts *opts) {
   double t0 = hbsp_time();
@@ -475,7 +470,8 @@ int hmatmul(char transa, char transb, double alpha, hmat A, hmat B, double beta,
   int64_t m = C->m, n = C->n;
   int redistributed = 0;
   hla_report *rep = opts ? opts->report : NULL;
-  mm_ctx x = {.all = all,
+  mm_ctx x = {.g = g,
+              .all = all,
               .row = g->row,
               .col = g->col,
               .M = g->M,
@@ -526,8 +522,8 @@ int hmatmul(char transa, char transb, double alpha, hmat A, hmat B, double beta,
     ta_t.ld = max1(ta_t.mloc), tb_t.ld = max1(tb_t.mloc);
     double *abuf = NULL, *bbuf = NULL;
     int ok = 1;
-    if (!p.a_here) ok = ok && (abuf = ta_t.data = remap_alloc(&ta_t)) != NULL;
-    if (!p.b_here) ok = ok && (bbuf = tb_t.data = remap_alloc(&tb_t)) != NULL;
+    if (!p.a_here) ok = ok && (abuf = ta_t.data = hdist_take(g, ta_t.mloc * ta_t.nloc)) != NULL;
+    if (!p.b_here) ok = ok && (bbuf = tb_t.data = hdist_take(g, tb_t.mloc * tb_t.nloc)) != NULL;
     code = ok ? HLA_OK : HBSP_FAIL(all, HLA_ERR_NOMEM, "hmatmul: no memory for the operands");
     code = hbsp_agree(all, code);
     if (code == HLA_OK && !p.a_here) code = mm_remap(all, ta, A, &ta_t);
@@ -542,8 +538,8 @@ int hmatmul(char transa, char transb, double alpha, hmat A, hmat B, double beta,
       x.b = bbuf, x.ldb = tb_t.ld, x.kbb = p.b;
     if (code == HLA_OK)
       code = p.alg == HLA_MM_HSUMMA ? mm_hsumma(&x, p.I, p.J, p.Mo) : mm_summa(&x);
-    free(abuf);
-    free(bbuf);
+    hdist_give(g, abuf);
+    hdist_give(g, bbuf);
     HLA_CALL(code);
     redistributed = !p.a_here || !p.b_here;
   }

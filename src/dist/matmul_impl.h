@@ -28,6 +28,7 @@
  * (layer) grid. The algorithms scale C by beta only once nothing can fail any more, so that C is
  * untouched on error. */
 typedef struct {
+  hgrid g;                /* the grid whose workspaces it takes (hdist_take) */
   hbsp_env all;           /* every rank taking part (for agreeing on allocation failures) */
   hbsp_env row, col;      /* my process row (ranked by process column) and column (by row) */
   int M, N, myrow, mycol; /* the grid the three matrices are dealt on */

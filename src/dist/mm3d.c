@@ -83,11 +83,12 @@ typedef struct {
   int64_t *idx;
 } mm3d_ws;
 
-static void ws_free(mm3d_ws *w) {
+static void ws_free(hgrid g, mm3d_ws *w) {
   if (w->fibre) hbsp_free(&w->fibre);
   if (w->own_row && w->lrow) hbsp_free(&w->lrow);
   if (w->own_col && w->lcol) hbsp_free(&w->lcol);
-  free(w->a), free(w->b), free(w->c), free(w->pack), free(w->idx);
+  hdist_give(g, w->a), hdist_give(g, w->b), hdist_give(g, w->c), hdist_give(g, w->pack);
+  free(w->idx);
 }
 
 int mm_3d(const mm3d_args *x) {
@@ -129,9 +130,9 @@ int mm_3d(const mm3d_args *x) {
   ta.ld = max1(ta.mloc), tb.ld = max1(tb.mloc);
   int64_t mL = ta.mloc, nL = tb.nloc;
   int64_t nidx = split ? mL : nL;
-  int ok = (w.a = ta.data = hdist_alloc(ta.mloc * ta.nloc)) != NULL &&
-           (w.b = tb.data = hdist_alloc(tb.mloc * tb.nloc)) != NULL &&
-           (w.c = hdist_alloc(mL * nL)) != NULL && (w.pack = hdist_alloc(mL * nL)) != NULL &&
+  int ok = (w.a = ta.data = hdist_take(g, ta.mloc * ta.nloc)) != NULL &&
+           (w.b = tb.data = hdist_take(g, tb.mloc * tb.nloc)) != NULL &&
+           (w.c = hdist_take(g, mL * nL)) != NULL && (w.pack = hdist_take(g, mL * nL)) != NULL &&
            (w.idx = malloc((size_t)max1(nidx) * sizeof(int64_t))) != NULL;
   if (code == HLA_OK && !ok)
     code = HBSP_FAIL(all, HLA_ERR_NOMEM, "hmatmul: no memory for the 3D layers");
@@ -147,7 +148,8 @@ int mm_3d(const mm3d_args *x) {
   hbsp_coll how = {0};
   if (x->how != NULL) how = *x->how;
   how.groups = 0; /* the layer's rows and columns are not the grid's */
-  mm_ctx lx = {.all = all,
+  mm_ctx lx = {.g = g,
+               .all = all,
                .row = w.lrow,
                .col = w.lcol,
                .M = L.ML,
@@ -218,7 +220,7 @@ int mm_3d(const mm3d_args *x) {
     }
   }
   if (counts != cnt) free(counts);
-  ws_free(&w);
+  ws_free(g, &w);
   HLA_CALL(code);
   return HLA_OK;
 }

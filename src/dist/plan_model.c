@@ -385,16 +385,11 @@ static double pack_t(const hp_ctx *x, double bytes) {
   return bytes > 0 ? bytes / x->copy : 0.0;
 }
 
-/* A workspace of `words` doubles allocated and zeroed (hdist_alloc) in every call. glibc maps
- * blocks of 32 MiB and more afresh at each allocation (page faults: alloc). Below that its mapping
- * threshold follows the largest block freed, in practice the local parts of the matrices (ref
- * words): a workspace at least that large is mapped and faulted again at every call, a smaller one
- * comes back from the heap once the process is warm (the zeroing only). */
-static double alloc_t(const hp_ctx *x, double words, double ref) {
-  double bytes = 8.0 * words;
-  if (bytes <= 0) return 0.0;
-  int fresh = bytes >= 32.0 * 1048576 || (bytes >= 131072.0 && words >= 0.999 * ref);
-  return fresh ? bytes / x->alloc : bytes / x->copy;
+/* Workspaces of `words` doubles in all, taken from the grid (hdist_take): a repeated call, which is
+ * what is predicted, finds them there and pays nothing, unless they are more than the grid keeps
+ * (HDIST_KEEP_WORDS), when they are mapped and faulted afresh at every call. */
+static double ws_t(const hp_ctx *x, double words) {
+  return words > (double)HDIST_KEEP_WORDS ? 8.0 * words / x->alloc : 0.0;
 }
 
 /* Broadcast over e with the inter-node link on the messages that cross nodes (uncalibrated). */
@@ -501,8 +496,7 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int64_t mloc, int6
   double ovl = (alg == HBSP_AUTO || alg == HBSP_NATIVE) ? x->ovl : 0.0;
   double work = gemm + pack;
   double wide = hier ? (double)Mo : (double)b; /* two panel buffers per operand */
-  double ref = (double)mloc * nloc;            /* the local C */
-  double bufs = 2 * alloc_t(x, (double)mloc * wide, ref) + 2 * alloc_t(x, (double)nloc * wide, ref);
+  double bufs = ws_t(x, 2.0 * (mloc + nloc) * wide);
   double t = bufs + cstep + S * work + (S - 1) * (cstep - ovl * fmin(work, cstep));
   *compute += S * work + bufs;
   *comm += S * cstep;
@@ -510,11 +504,10 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int64_t mloc, int6
 }
 
 /* Remap of an operand with h local words into the computing layout (mm_remap): the target, the
- * send and the receive buffers are allocated, the data packed and unpacked. */
+ * send and the receive buffers taken, the data packed and unpacked. */
 static double remap_t(const hp_ctx *x, double h) {
   hp_env w = hp_env_of(x, 0, 1, x->P);
-  return 3 * alloc_t(x, h, h) + pack_t(x, 16.0 * h) + hp_sync(x, w, h) +
-         2 * hp_allreduce_small(x, w, 0);
+  return ws_t(x, 3 * h) + pack_t(x, 16.0 * h) + hp_sync(x, w, h) + 2 * hp_allreduce_small(x, w, 0);
 }
 
 int hp_layer_split(int c, int M, int N) {
@@ -549,8 +542,7 @@ double hp_mm_time(const hp_ctx *x, const hp_mm *c, double *compute, double *comm
     hplan_link lk = fib.spans > 1 ? x->inter : x->intra;
     double red = c->c * hplan_coll_time(HPLAN_REDUCE, HBSP_NATIVE, c->c, 1, 8.0 * words / c->c, 0,
                                         gamma, lk, lk);
-    double loc = 2 * alloc_t(x, words, words / c->c) + pack_t(x, 8.0 * words) +
-                 pack_t(x, 16.0 * words / c->c);
+    double loc = ws_t(x, 2 * words) + pack_t(x, 8.0 * words) + pack_t(x, 16.0 * words / c->c);
     t += red + loc;
     cm += red;
     cp += loc;
@@ -655,7 +647,7 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
   /* U12 solved in parts over the column (lu_ublock.c: one level, the library's collectives) */
   int usplit = auto_alg && M > 1 && M <= HLU_USPLIT_MAX &&
                (!hier || col.spans <= 1 || col.per_node <= 1 || col.spans >= col.p);
-  /* The workspaces (two L buffers and the U buffer) stay with the grid between calls (hdist_work):
+  /* The workspaces (two L buffers and the U buffer) stay with the grid between calls (hdist_take):
    * a repeated call, which is what is predicted, pays nothing for them; the first one on a grid
    * pays for mapping them once. */
   int64_t steps = (n + nb - 1) / nb;

@@ -156,10 +156,10 @@ typedef struct {
   mm_reqs q[2];
 } summa_ws;
 
-static void summa_ws_free(summa_ws *w) {
+static void summa_ws_free(hgrid g, summa_ws *w) {
   for (int i = 0; i < 2; i++) {
-    free(w->a[i]);
-    free(w->bt[i]);
+    hdist_give(g, w->a[i]);
+    hdist_give(g, w->bt[i]);
     mm_reqs_free(&w->q[i]);
   }
   free(w->pa);
@@ -206,8 +206,8 @@ int mm_summa(const mm_ctx *x) {
   int64_t npa = mm_max_pieces(b, x->kba), npb = mm_max_pieces(b, x->kbb);
   int ok = 1;
   for (int i = 0; i < 2 && S > 0; i++) {
-    ok = ok && (w.a[i] = hdist_alloc(x->mloc * b)) != NULL;
-    ok = ok && (w.bt[i] = hdist_alloc(x->nloc * b)) != NULL;
+    ok = ok && (w.a[i] = hdist_take(x->g, x->mloc * b)) != NULL;
+    ok = ok && (w.bt[i] = hdist_take(x->g, x->nloc * b)) != NULL;
     ok = ok && mm_reqs_init(&w.q[i], npa + npb, max1(x->mloc > x->nloc ? x->mloc : x->nloc) * b);
   }
   if (ok && S > 0) {
@@ -218,7 +218,7 @@ int mm_summa(const mm_ctx *x) {
   int code = ok ? HLA_OK : HBSP_FAIL(x->all, HLA_ERR_NOMEM, "hmatmul: no memory for SUMMA panels");
   code = hbsp_agree(x->all, code);
   if (code != HLA_OK) {
-    summa_ws_free(&w);
+    summa_ws_free(x->g, &w);
     HLA_CALL(code);
   }
   mm_scale(x);
@@ -232,7 +232,7 @@ int mm_summa(const mm_ctx *x) {
   }
   for (int i = 0; i < 2; i++)
     if (w.q[i].n) mm_wait(x->row, &w.q[i]); /* never leave a request behind */
-  summa_ws_free(&w);
+  summa_ws_free(x->g, &w);
   HLA_CALL(code);
   return HLA_OK;
 }
