@@ -75,13 +75,14 @@ typedef struct {
   int64_t *drs, *dcs;  /* my dst-local rows / columns grouped by source process row / column */
   int64_t *dro, *dco;  /* group starts: Ms + 1, Ns + 1 */
   double *sbuf, *rbuf; /* one outgoing message (header + data) / one incoming */
+  hgrid g;             /* the grid they were taken from (hdist_take) */
   int *d2s;
 } redist_ws;
 
 static void ws_free(redist_ws *w) {
   free(w->srs), free(w->scs), free(w->sro), free(w->sco);
   free(w->drs), free(w->dcs), free(w->dro), free(w->dco);
-  free(w->sbuf), free(w->rbuf), free(w->d2s);
+  hdist_give(w->g, w->sbuf), hdist_give(w->g, w->rbuf), free(w->d2s);
 }
 
 static int64_t max_group(const int64_t *start, int n) {
@@ -111,8 +112,9 @@ static int ws_build(redist_ws *w, hmat src, hmat dst) {
   group_indices(dst->nloc, dst->nb, gd->mycol, Nd, src->nb, Ns, w->dco, w->dcs);
   int64_t sout = max_group(w->sro, Md) * max_group(w->sco, Nd);
   int64_t sin = max_group(w->dro, Ms) * max_group(w->dco, Ns);
-  w->sbuf = hdist_alloc(1 + sout);
-  w->rbuf = hdist_alloc(1 + sin);
+  w->g = gs; /* the source grid keeps them between calls */
+  w->sbuf = hdist_take(gs, 1 + sout);
+  w->rbuf = hdist_take(gs, 1 + sin);
   return w->sbuf && w->rbuf;
 }
 
