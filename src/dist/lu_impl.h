@@ -230,7 +230,8 @@ int hlu_move_rows(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, 
 /* hlu_move_rows in three parts, so that the sources can be packed while they are still in cache
  * from the update that wrote them (lu.c, the look-ahead). hlu_rows_open: the messages of the move
  * (and, for hlu_swap_spread, the cu rows ut[] of the block row u, leading dimension jb, and nl
- * words of L11 to every other process row; else u = NULL, jb = cu = nl = 0), headers only. Local.
+ * words of L11 to every other process row; else u = NULL, jb = cu = nl = 0), headers only; dst,
+ * src and u are read until the last pack. Local.
  * hlu_rows_pack: local columns [c0 + j0, c0 + j1) of the sources into the messages, and the moves
  * inside my rows for those of them before c0 + cmove; X must not change in those columns until
  * the close. Local. hlu_rows_close: the superstep of the process column that moves the rows (none
