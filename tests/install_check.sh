@@ -22,6 +22,7 @@ fi
 sed -i "s|^prefix=.*|prefix=$prefix|" "$prefix/lib/pkgconfig/hla.pc"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 cp "$src/examples/quickstart.c" "$prefix/"
-(cd "$prefix" && mpicc -O2 quickstart.c $(pkg-config --cflags --libs hla) -Wl,-rpath,"$prefix/lib" \
-  -o quickstart)
+# HLA_USER_CFLAGS: extra flags of the user's build (the sanitizer build passes its sanitizers).
+(cd "$prefix" && mpicc -O2 ${HLA_USER_CFLAGS:-} quickstart.c $(pkg-config --cflags --libs hla) \
+  -Wl,-rpath,"$prefix/lib" -o quickstart)
 "$mpiexec" "$npflag" 2 "$@" "$prefix/quickstart" 64
