@@ -14,12 +14,12 @@ typedef struct {
   int lent; /* taken and not given back yet */
 } hdist_block;
 
-/* Workspace blocks a grid keeps track of, and the most words it keeps while none uses them. */
+/* Workspace blocks a grid keeps track of; the most words it keeps while none is lent; the slack
+ * above twice the request up to which a free block is lent (a larger one stays for a larger
+ * request). */
 #define HDIST_BLOCKS     16
 #define HDIST_KEEP_WORDS ((int64_t)32 << 20) /* 256 MiB */
-#define HDIST_SLACK                                                                                \
-  ((int64_t)1 << 18) /* 2 MiB: a block lent for count words is at most                             \
-                        2 count + this */
+#define HDIST_SLACK      ((int64_t)1 << 18)  /* 2 MiB */
 
 struct hgrid_s {
   hbsp_env parent; /* the caller's environment (borrowed, not freed) */
