@@ -14,9 +14,11 @@
  *      HLA_SWAP_SPREAD the same superstep brings the block row A12 and L11 to every rank of the
  *      column (HPL's "long" swap: hlu_swap_spread);
  *   d. U: U12 := L11^-1 A12 (trsm, lu_ublock.c) on every rank of the column after a spread; else
- *      with row swaps on short one-level columns (M <= HLU_USPLIT_MAX) pr sends each rank of its
- *      column a part of A12 to solve and the solved parts are exchanged; else pr solves all and
- *      sends U12 down its process column;
+ *      with row swaps on short one-level columns (M <= HLU_USPLIT_MAX) either pr, where it has
+ *      fewer rows to update than another rank (or M = 2), solves all and streams it point to
+ *      point, the columns the next panel and the first slice of e. need first and the rest after
+ *      the next panel, or pr sends each rank of its column a part of A12 to solve and the solved
+ *      parts are exchanged; else pr solves all and sends U12 down its process column;
  *   e. update: A22 -= L21 U12 by dgemm (threaded BLAS of the node), first on the columns of block
  *      k+1 and then on the rest. With look-ahead, process column k+1 mod N factors panel k+1
  *      between the two, so the panel (latency-bound, one process column) runs while the other
@@ -34,8 +36,9 @@
  *   L      R jb g_r + l_r (pipelined: about once, plus N - 2 segments; a tree: log2 N times);
  *   swaps  2 jb C g_c + l_c (right of the panel);
  *   U      jb^2 C flops on pr + jb C g_c + l_c (pipelined as L); in parts: jb^2 C / M flops each
- *          + 2 l_c + (jb^2 + jb C / M)(M - 1) g_c + jb C (M - 1) / M g_c; spread: jb^2 C flops on
- *          every rank, and the swaps' h grows by about jb C (M - 1)/M + jb^2;
+ *          + 2 l_c + (jb^2 + jb C / M)(M - 1) g_c + jb C (M - 1) / M g_c; streamed: jb^2 C flops
+ *          and jb C (M - 1) g_c on pr, three messages to each rank and no superstep; spread:
+ *          jb^2 C flops on every rank, and the swaps' h grows by about jb C (M - 1)/M + jb^2;
  *   update 2 R jb C flops.
  * Summed over n / nb steps: 2 n^3 / (3 P) flops + O(n^2 (1/M + 1/N)) words + O(n) l_c + O(n/nb)
  * l_r; f. adds <= n^2 / (2 P) words and n / (nb N) l_c. Two levels replace each broadcast and
@@ -331,23 +334,6 @@ void hlu_report(const hlu_ctx *c, const hla_opts *opts, double seconds) {
 
 /* ---------------------------------------------------------------- the factorisation */
 
-/* The trailing update goes in four column slices once it is wider than 4 HLU_SLICE columns: often
- * enough to move the early broadcast along, seldom enough that dgemm (which packs L21 again for
- * every call) keeps its speed. One process column (N = 1) has no row broadcast to move: see
- * HLU_PACK_BLOCKS. */
-#define HLU_SLICE 256
-
-/* With look-ahead on several process rows, the process column that has just factored panel k+1
- * packs the rows that panel's interchanges send right after the update of step k writes them,
- * slice by slice while they are still in cache, instead of reading them back from memory at the
- * start of step k+1 (one cache line per entry: a row is strided). One process column on several
- * process rows updates in slices of this many blocks for it (8 x 128 = 1024 columns). On 2x1 at
- * n = 6000 the packing and local moves take 0.035 s there instead of 0.075 s in the swaps, the
- * slices cost dgemm 0.01-0.02 s, and the swaps (0.16 -> 0.11 s) are now mostly the wait for the
- * rank with one more block row: in all +0.4 % (median of 6 alternating pairs, 0.98-1.02).
- * Narrower slices (256 columns) cost dgemm more than they save. */
-#define HLU_PACK_BLOCKS 8
-
 /* Pack the L panel of columns [j0, j0 + jb) (my rows from il0, local column jl0) with its pivots
  * and zero-pivot flag into lb: [jb pivots][flag][rows x jb]. */
 static void pack_l(const hlu_ctx *c, double *lb, const int64_t *ipiv, int64_t j0, int jb,
@@ -366,7 +352,6 @@ static void pack_l(const hlu_ctx *c, double *lb, const int64_t *ipiv, int64_t j0
  * the update's slices: on 16 cores without single-copy, process rows of 8 ranks lost 30 % and rows
  * of 16 (MPI_Ibcast) more against the blocking broadcast (bench/results/device_16core.md), while
  * rows of 2 and 4 were within a few percent. Wider rows therefore broadcast in step. */
-#define HLU_TAG_L (HBSP_TAG_RESERVED + 100)
 
 typedef struct {
   MPI_Request r[HLU_EARLY_MAX];
@@ -480,7 +465,8 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
      * process column (lu_ublock.c); with spread only block k+1's columns now, the rest after the
      * next panel. */
     double *A12 = c->a + il0 + jl1 * lld;
-    HLA_CALL(hlu_u_block(c, jb, nxt, nu, pr, L, ldl, A12));
+    HLA_CALL(hlu_u_block(c, j0, jb, nxt, nu, pr, L, ldl, A12));
+    HLA_CALL(hlu_u_wait(c, nxt)); /* streamed: block k+1's columns */
     hlu_phase(c, HLU_T_U);
 
     /* e. trailing update: block k+1 first, then (look-ahead) panel k+1, then the rest */
@@ -511,6 +497,10 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
       HLA_CALL(hlu_u_rest(c, jb, nxt, nu, pr, A12));
       hlu_phase(c, HLU_T_U);
     }
+    /* Streamed: pr solves the rest of U12 now, after the panel, while the others update the first
+     * slice. */
+    HLA_CALL(hlu_u_stream_rest(c, jb, nxt, nu, A12));
+    hlu_phase(c, HLU_T_U);
     /* The interchanges of block k+1 over the rest of my columns, when this process column has
      * just factored panel k+1 (look-ahead, row swaps): their rows are packed right after the
      * update writes them (below), while still in cache, and move at the start of step k+1. */
@@ -521,14 +511,13 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
         HLA_CALL(hlu_rows_open(c, c->A, dst, src, np, jl1 + nxt, c->nloc, rest, NULL, 0, NULL, 0,
                                NULL, 0));
     }
-    /* The rest in column slices (the same slices in every variant, so the bits agree), testing
-     * the early broadcast in between so that it moves while this rank computes (N > 1), or
-     * packing the next interchanges' rows (N = 1). */
-    const int64_t slice = N > 1   ? (rest > 4 * HLU_SLICE ? (rest + 3) / 4 : rest)
-                          : M > 1 ? (int64_t)HLU_PACK_BLOCKS * nb
-                                  : rest;
-    for (int64_t s0 = 0; s0 < rest; s0 += slice) {
-      const int64_t w = rest - s0 < slice ? rest - s0 : slice;
+    /* The rest in column slices (the same slices in every variant, so the bits agree), each
+     * after its columns of a streamed U12 arrived, testing the early broadcast in between so that
+     * it moves while this rank computes (N > 1), or packing the next interchanges' rows (N = 1). */
+    for (int64_t s0 = 0, s1; s0 < rest; s0 = s1) {
+      s1 = hlu_slice_end(c, rest, s0);
+      const int64_t w = s1 - s0;
+      HLA_CALL(hlu_u_wait(c, nxt + s1));
       if (m2 > 0)
         HLA_CALL(hkern_dgemm('N', 'N', m2, w, jb, -1.0, L21, ldl, c->ubuf + (nxt + s0) * jb, jb,
                              1.0, A22 + (nxt + s0) * lld, lld));
@@ -536,6 +525,7 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
       early_test(&lq[0]);
       early_test(&lq[1]);
     }
+    HLA_CALL(hlu_u_wait(c, INT64_MAX)); /* nothing left by now; kept safe */
     hlu_phase(c, HLU_T_UPDATE);
   }
   HLA_CALL(early_wait(c->all, &lq[0]));

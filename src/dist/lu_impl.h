@@ -22,6 +22,21 @@
 /* Phases timed for hla_report, in its order. */
 enum { HLU_T_PANEL, HLU_T_LWAIT, HLU_T_SWAP, HLU_T_U, HLU_T_UPDATE, HLU_T_SOLVE, HLU_NPHASES };
 
+/* Process columns up to which the L panels leave early (point to point, lu.c). */
+#define HLU_EARLY_MAX 4
+
+/* Process rows up to which the distributed panel finds each pivot and trades the rows in one
+ * allgather of every rank's candidate row (and the diagonal row) instead of a max-with-location
+ * and a superstep: half the latencies per column, M (2 jb + 2) words each. */
+#define HLU_PANEL_FUSE_MAX 8
+
+/* Process rows up to which U12 is solved in parts over the column (lu_ublock.c). Measured at M = 2
+ * only (2 cores). The split moves the words of a scatter-allgather broadcast for a solve shared M
+ * ways, which the model (plan_model.c) prices as a gain at any M; the limit keeps the longer
+ * columns measured on 16 cores (8 and 16 ranks, bench/results/device_16core.md) on the pipelined
+ * broadcast they were measured with until a run there compares both. */
+#define HLU_USPLIT_MAX 4
+
 /* A process row or column seen as one or two levels. */
 typedef struct {
   hbsp_env env;     /* the grid's row or column environment (borrowed) */
@@ -79,6 +94,13 @@ typedef struct {
   int64_t *iwork; /* composed interchanges: 3 n entries (hlu_perm_pairs) */
   hla_buf msg;    /* packing for row moves */
   hlu_rows rows;  /* the row move under way */
+  /* U12 streamed from pr in this block step (lu_ublock.c): the requests of its messages still
+   * open (pr: its sends; the others: their receives), in column order, request i for the message
+   * that starts at local column ufrom[i] */
+  int ustream;
+  int nureq;
+  MPI_Request ureq[3 * HLU_USPLIT_MAX];
+  int64_t ufrom[3 * HLU_USPLIT_MAX];
   /* the part of a spread left for hlu_swap_spread_rest: local columns [defer_c0, + defer_n), the
    * pairs (into iwork) and the rows that arrived for those columns */
   hla_buf defer;
@@ -89,21 +111,6 @@ typedef struct {
   double t[HLU_NPHASES]; /* seconds per phase (hla_report's t_panel ... t_solve) */
   double tmark;          /* end of the last phase timed (hlu_phase) */
 } hlu_ctx;
-
-/* Process columns up to which the L panels leave early (point to point, lu.c). */
-#define HLU_EARLY_MAX 4
-
-/* Process rows up to which the distributed panel finds each pivot and trades the rows in one
- * allgather of every rank's candidate row (and the diagonal row) instead of a max-with-location
- * and a superstep: half the latencies per column, M (2 jb + 2) words each. */
-#define HLU_PANEL_FUSE_MAX 8
-
-/* Process rows up to which U12 is solved in parts over the column (lu_ublock.c). Measured at M = 2
- * only (2 cores). The split moves the words of a scatter-allgather broadcast for a solve shared M
- * ways, which the model (plan_model.c) prices as a gain at any M; the limit keeps the longer
- * columns measured on 16 cores (8 and 16 ranks, bench/results/device_16core.md) on the pipelined
- * broadcast they were measured with until a run there compares both. */
-#define HLU_USPLIT_MAX 4
 
 /* Words of ctx->pbuf for a factorisation with nb x nb blocks on M process rows. */
 #define HLU_PBUF_WORDS(nb, M)                                                                      \
@@ -155,6 +162,43 @@ static inline void hlu_phase(hlu_ctx *ctx, int ph) {
   ctx->tmark = t;
 }
 
+/* The trailing update goes in four column slices once it is wider than 4 HLU_SLICE columns: often
+ * enough to move the early broadcast along, seldom enough that dgemm (which packs L21 again for
+ * every call) keeps its speed. One process column (N = 1) has no row broadcast to move: see
+ * HLU_PACK_BLOCKS. */
+#define HLU_SLICE 256
+
+/* With look-ahead on several process rows, the process column that has just factored panel k+1
+ * packs the rows that panel's interchanges send right after the update of step k writes them,
+ * slice by slice while they are still in cache, instead of reading them back from memory at the
+ * start of step k+1 (one cache line per entry: a row is strided). One process column on several
+ * process rows updates in slices of this many blocks for it (8 x 128 = 1024 columns). On 2x1 at
+ * n = 6000 the packing and local moves take 0.035 s there instead of 0.075 s in the swaps, the
+ * slices cost dgemm 0.01-0.02 s, and the swaps (0.16 -> 0.11 s) are now mostly the wait for the
+ * rank with one more block row: in all +0.4 % (median of 6 alternating pairs, 0.98-1.02).
+ * Narrower slices (256 columns) cost dgemm more than they save. */
+#define HLU_PACK_BLOCKS 8
+
+/* The first slice of the rest on one process column of several process rows, in blocks: narrow,
+ * since with U12 streamed (lu_ublock.c) the other ranks wait for its solve on pr. */
+#define HLU_FIRST_BLOCKS 2
+
+/* The end of the slice of the trailing update's rest (its first rest columns; lu.c, e.) that starts
+ * at s0. Every variant updates in the same slices, and U12 is solved in pieces that start at the
+ * first slice's end (lu_ublock.c), since OpenBLAS rounds a dgemm or trsm cut in two differently
+ * from the whole: the variants agree bit for bit only because they make the same calls. Local. */
+static inline int64_t hlu_slice_end(const hlu_ctx *c, int64_t rest, int64_t s0) {
+  int64_t e = c->N > 1   ? s0 + (rest > 4 * HLU_SLICE ? (rest + 3) / 4 : rest)
+              : c->M > 1 ? s0 + (int64_t)(s0 == 0 ? HLU_FIRST_BLOCKS : HLU_PACK_BLOCKS) * c->nb
+                         : rest;
+  return e < rest ? e : rest;
+}
+
+/* MPI tags of the factorisation's own point-to-point messages: the early L panels on the grid's row
+ * communicator (lu.c), U12 streamed on its column communicator (lu_ublock.c). */
+#define HLU_TAG_L (HBSP_TAG_RESERVED + 100)
+#define HLU_TAG_U (HBSP_TAG_RESERVED + 101)
+
 /* How the L panels and U row blocks go along level lv: the user's algorithm, else on more than two
  * ranks a segmented chain, which moves these large messages (up to n/M x nb words) in about one
  * message time where a tree takes log2 P of them. Measured on 16 cores at n = 16384
@@ -189,17 +233,30 @@ int hlu_maxloc(const hlu_level *lv, hbsp_dloc *v, const hbsp_coll *how);
 
 /* ---- lu_ublock.c ---- */
 
-/* Step d. of block step k (jb columns, diagonal block on process row pr): U12 := L11^-1 A12 over
- * my nu local columns right of the panel, into ctx->ubuf (jb x nu, leading dimension jb) on every
- * rank of my process column and into the block row A12 of the matrix (leading dimension lld) on
- * pr. L is my part of the L panel (leading dimension ldl; pr's starts with L11); nxt are the
- * columns of block k+1 among mine. After the row swaps, pr's A12 holds the block row; after the
- * spread (HLA_SWAP_SPREAD) every rank's ubuf and l11 do, and only the first nxt columns are
- * solved here (hlu_u_rest does the others). Collective over ctx->collv.env. BSP cost (C = nu):
- * split (flat, 1 < M <= 4) 2 l_c + (jb^2 + jb C / M)(M - 1) g_c on pr then jb C (M - 1) / M g_c,
- * jb^2 C / M flops each; else jb^2 C flops on pr and hlu_bcast of jb C words; spread: jb^2 nxt. */
-int hlu_u_block(hlu_ctx *ctx, int jb, int64_t nxt, int64_t nu, int pr, const double *L, int64_t ldl,
-                double *A12);
+/* Step d. of block step k (columns [j0, j0 + jb), diagonal block on process row pr): U12 :=
+ * L11^-1 A12 over my nu local columns right of the panel, into ctx->ubuf (jb x nu, leading
+ * dimension jb) on every rank of my process column and into the block row A12 of the matrix
+ * (leading dimension lld) on pr. L is my part of the L panel (leading dimension ldl; pr's starts
+ * with L11); nxt are the columns of block k+1 among mine. After the row swaps, pr's A12 holds the
+ * block row; after the spread (HLA_SWAP_SPREAD) every rank's ubuf and l11 do, and only the first
+ * nxt columns are solved here (hlu_u_rest does the others). Streamed (lu_ublock.c) the columns
+ * arrive later: hlu_u_wait before reading them, and pr calls hlu_u_stream_rest. Collective over
+ * ctx->collv.env. BSP cost (C = nu): split (flat, 1 < M <= 4) 2 l_c + (jb^2 + jb C / M)(M - 1)
+ * g_c on pr then jb C (M - 1) / M g_c, jb^2 C / M flops each; stream jb^2 C flops on pr and
+ * jb C (M - 1) g_c from pr, three messages to each rank, no superstep; else jb^2 C flops on pr
+ * and hlu_bcast of jb C words; spread: jb^2 nxt. */
+int hlu_u_block(hlu_ctx *ctx, int64_t j0, int jb, int64_t nxt, int64_t nu, int pr, const double *L,
+                int64_t ldl, double *A12);
+
+/* Streamed U12 (else nothing): on pr, the columns after the first slice solved and sent. Local. */
+int hlu_u_stream_rest(hlu_ctx *ctx, int jb, int64_t nxt, int64_t nu, double *A12);
+
+/* Streamed U12 (else nothing): the messages of the columns of ubuf before local column upto are
+ * complete, on pr sent (ubuf is free to change there), on the others arrived. pr waits for its
+ * sends from the update's second slice on, after its first (lu.c): then the others are inside MPI
+ * too, as an MPI that moves large messages only with both sides inside it needs. Local (point to
+ * point with pr). */
+int hlu_u_wait(hlu_ctx *ctx, int64_t upto);
 
 /* The spread's columns [nxt, nu) of U12, in ubuf and (on pr) in A12. Local; jb^2 (nu - nxt) flops.
  */

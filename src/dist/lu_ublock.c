@@ -2,11 +2,26 @@
  * handed to every rank of the process column (each needs all of it for its trailing update), and
  * written into the block row of the matrix on process row pr, which owns it.
  *
- * The columns are solved in slices, by one trsm call each: the columns of block k+1 (nxt, those the
- * next panel needs first), then the rest in M parts at block boundaries (u_cut). Every way below
- * solves the same slices, only on different ranks, so all compute the same bits.
+ * The columns are solved in pieces, by one trsm call each (u_solve_cols): the columns of block k+1
+ * (nxt, those the next panel needs first), then the rest in M parts at block boundaries (u_cut),
+ * the first part cut again where the trailing update's first slice ends (hlu_slice_end). Every way
+ * below solves the same pieces, only on different ranks, so all compute the same bits.
+ *   stream  (ctx->usplit, and M = 2 or pr has at least jb/2 rows less below the block than some
+ *           other rank): pr solves all and sends it point to point in three messages, the
+ *           columns of block k+1 and of the update's first slice now, the rest after the next
+ *           panel, while the others update that slice; pr completes its sends after its own first
+ *           slice, when the others wait for the rest inside MPI too (an MPI without single-copy
+ *           moves a large message only while both sides are inside it). pr is never the rank with
+ *           the most rows below the block (the block rows left are dealt from block k+1 on, pr's
+ *           last), and a block row more is jb rows of update, twice the flops of the solve: the
+ *           solve fits in pr's slack and the others wait only for the first slice's. On two
+ *           process rows the steps where both have as many rows stream as well: there the other
+ *           rank owns block k+1, into whose rows about half of step k+1's interchanges move
+ *           locally (lu_swap.c), and a split's two supersteps cost more than the solve it
+ *           shares. 2x1 at n = 6000 against the split everywhere: 0.7-1.5 % faster (medians of
+ *           5 alternating pairs).
  *   split   (ctx->usplit: row swaps, one level, the library's own collectives,
- *           1 < M <= HLU_USPLIT_MAX):
+ *           1 < M <= HLU_USPLIT_MAX; the steps that do not stream):
  *           pr sends L11 and part q of A12 to the rank that solves part q, every rank solves
  *           its part, and one exchange of the solved parts gives everyone the whole block. On
  *           2x1 at n = 6000 the solve on pr alone was 4 % of the factorisation with the other
@@ -16,6 +31,7 @@
  *   spread  (HLA_SWAP_SPREAD): every rank has A12 and L11 from the swap and solves all of it,
  *           the rest after the next panel (hlu_u_rest).
  */
+#include <limits.h>
 #include <string.h>
 #include "dist/lu_impl.h"
 #include "kernels/kernels.h"
@@ -42,12 +58,31 @@ static int u_solve(hlu_ctx *c, int jb, int64_t a, int64_t b, int on_pr, double *
   return HLA_OK;
 }
 
-/* All parts of [nxt, nu) in turn, on this rank (the bcast and spread ways). */
-static int u_solve_parts(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int on_pr, double *A12) {
-  for (int q = 0; q < c->M; q++)
-    HLA_CALL(u_solve(c, jb, u_cut(nxt, nu, c->nb, c->M, q), u_cut(nxt, nu, c->nb, c->M, q + 1),
-                     on_pr, A12));
+/* The columns [x0, x1) of U12 right of block k+1 (x0 and x1 ends of pieces: see the header), piece
+ * by piece. */
+static int u_solve_cols(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int64_t x0, int64_t x1,
+                        int on_pr, double *A12) {
+  const int64_t f = nxt + hlu_slice_end(c, nu - nxt, 0);
+  for (int q = 0; q < c->M; q++) {
+    int64_t p0 = u_cut(nxt, nu, c->nb, c->M, q), p1 = u_cut(nxt, nu, c->nb, c->M, q + 1);
+    if (q == 0 && f > p0 && f < p1) {
+      if (p0 >= x0 && f <= x1) HLA_CALL(u_solve(c, jb, p0, f, on_pr, A12));
+      p0 = f;
+    }
+    if (p0 >= x0 && p1 <= x1) HLA_CALL(u_solve(c, jb, p0, p1, on_pr, A12));
+  }
   return HLA_OK;
+}
+
+/* The end of the stream's second message: the first end of a piece at or after the first slice's
+ * end. */
+static int64_t u_first_end(const hlu_ctx *c, int64_t nxt, int64_t nu) {
+  const int64_t f = nxt + hlu_slice_end(c, nu - nxt, 0);
+  for (int q = 1; q < c->M; q++) {
+    const int64_t p = u_cut(nxt, nu, c->nb, c->M, q);
+    if (p >= f) return q == 1 ? f : p;
+  }
+  return c->M == 1 ? f : nu; /* u_cut(M) = nu */
 }
 
 /* Solved columns [a, b) of ubuf to every other rank of the column: [a][b][jb (b - a) values]. */
@@ -109,7 +144,7 @@ static int u_split(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int pr, const do
     HLA_CALL(u_solve(c, jb, 0, nxt, 1, A12));
     HLA_CALL(u_send_part(c, jb, 0, nxt));
   }
-  HLA_CALL(u_solve(c, jb, a, b, me == pr, A12));
+  HLA_CALL(u_solve_cols(c, jb, nxt, nu, a, b, me == pr, A12));
   HLA_CALL(u_send_part(c, jb, a, b));
   HLA_CALL(hdist_sync_count(col, &nmsg));
   int64_t missing = nu - (b - a) - (me == pr ? nxt : 0); /* columns the others solved */
@@ -129,22 +164,99 @@ static int u_split(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int pr, const do
   return HLA_OK;
 }
 
-int hlu_u_block(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int pr, const double *L, int64_t ldl,
-                double *A12) {
+/* Whether block step k (columns [j0, j0 + jb)) streams U12 from pr (header): on two process rows
+ * always, else where some rank has at least jb/2 rows more than pr below the block (a trsm of jb
+ * rows costs the flops of an update of jb/2 rows). The same on every rank of the column. */
+static int u_streams(const hlu_ctx *c, int64_t j0, int jb, int64_t nu, int pr) {
+  if (!c->usplit || nu <= 0 || (int64_t)jb * nu > INT_MAX) return 0;
+  const int64_t below = j0 + jb;
+  int64_t most = 0, rpr = 0;
+  for (int q = 0; q < c->M; q++) {
+    const int64_t r = hmat_numroc(c->n, c->nb, q, c->M) - hmat_numroc(below, c->nb, q, c->M);
+    if (q == pr)
+      rpr = r;
+    else if (r > most)
+      most = r;
+  }
+  return c->M == 2 || most - rpr >= (jb + 1) / 2;
+}
+
+/* pr: columns [a, b) of ubuf to every other rank of the column, point to point. */
+static int u_post(hlu_ctx *c, int jb, int64_t a, int64_t b) {
+  if (b <= a) return HLA_OK;
+  MPI_Comm comm = hbsp_comm(c->collv.env);
+  for (int t = 1; t < c->M; t++) { /* staggered, as the early L panels */
+    c->ufrom[c->nureq] = a;
+    HBSP_MPI(c->all, MPI_Isend(c->ubuf + a * jb, (int)(jb * (b - a)), MPI_DOUBLE,
+                               (c->myrow + t) % c->M, HLU_TAG_U, comm, &c->ureq[c->nureq++]));
+  }
+  return HLA_OK;
+}
+
+/* The stream way (header comment), up to the next panel: pr solves and sends block k+1's columns
+ * and the first slice; the others post the receives of the three messages. */
+static int u_stream(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int pr, const double *L,
+                    int64_t ldl, double *A12) {
+  const int64_t e = u_first_end(c, nxt, nu), from[3] = {0, nxt, e}, to[3] = {nxt, e, nu};
+  c->nureq = 0;
+  if (c->myrow != pr) {
+    MPI_Comm comm = hbsp_comm(c->collv.env);
+    c->ustream = 1;
+    for (int i = 0; i < 3; i++) {
+      if (to[i] <= from[i]) continue;
+      c->ufrom[c->nureq] = from[i];
+      HBSP_MPI(c->all, MPI_Irecv(c->ubuf + from[i] * jb, (int)(jb * (to[i] - from[i])), MPI_DOUBLE,
+                                 pr, HLU_TAG_U, comm, &c->ureq[c->nureq++]));
+    }
+    return HLA_OK;
+  }
+  c->ustream = 2;
+  hkern_pack(jb, jb, L, ldl, c->l11);
+  hkern_pack(jb, nxt, A12, c->lld, c->ubuf);
+  HLA_CALL(u_solve(c, jb, 0, nxt, 1, A12));
+  HLA_CALL(u_post(c, jb, 0, nxt));
+  hkern_pack(jb, e - nxt, A12 + nxt * c->lld, c->lld, c->ubuf + nxt * jb);
+  HLA_CALL(u_solve_cols(c, jb, nxt, nu, nxt, e, 1, A12));
+  return u_post(c, jb, nxt, e);
+}
+
+int hlu_u_stream_rest(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, double *A12) {
+  if (c->ustream != 2) return HLA_OK;
+  const int64_t e = u_first_end(c, nxt, nu);
+  hkern_pack(jb, nu - e, A12 + e * c->lld, c->lld, c->ubuf + e * jb);
+  HLA_CALL(u_solve_cols(c, jb, nxt, nu, e, nu, 1, A12));
+  return u_post(c, jb, e, nu);
+}
+
+int hlu_u_wait(hlu_ctx *c, int64_t upto) {
+  if (c->ustream == 0) return HLA_OK;
+  int i = 0;
+  while (i < c->nureq && c->ufrom[i] < upto) i++;
+  HBSP_MPI(c->all, MPI_Waitall(i, c->ureq, MPI_STATUSES_IGNORE));
+  memmove(c->ureq, c->ureq + i, (size_t)(c->nureq - i) * sizeof *c->ureq);
+  memmove(c->ufrom, c->ufrom + i, (size_t)(c->nureq - i) * sizeof *c->ufrom);
+  c->nureq -= i;
+  if (c->nureq == 0) c->ustream = 0;
+  return HLA_OK;
+}
+
+int hlu_u_block(hlu_ctx *c, int64_t j0, int jb, int64_t nxt, int64_t nu, int pr, const double *L,
+                int64_t ldl, double *A12) {
   const int on_pr = c->myrow == pr;
   if (nu <= 0) return HLA_OK; /* the same on every rank of the process column */
   if (c->swap == HLA_SWAP_SPREAD) return u_solve(c, jb, 0, nxt, on_pr, A12);
+  if (u_streams(c, j0, jb, nu, pr)) return u_stream(c, jb, nxt, nu, pr, L, ldl, A12);
   if (c->usplit) return u_split(c, jb, nxt, nu, pr, L, ldl, A12);
   if (on_pr) {
     hkern_pack(jb, jb, L, ldl, c->l11);
     hkern_pack(jb, nu, A12, c->lld, c->ubuf);
     HLA_CALL(u_solve(c, jb, 0, nxt, 1, A12));
-    HLA_CALL(u_solve_parts(c, jb, nxt, nu, 1, A12));
+    HLA_CALL(u_solve_cols(c, jb, nxt, nu, nxt, nu, 1, A12));
   }
   return hlu_bcast(&c->collv, c->ubuf, (size_t)(jb * nu) * sizeof(double), pr,
                    hlu_big_how(c, &c->collv));
 }
 
 int hlu_u_rest(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int pr, double *A12) {
-  return u_solve_parts(c, jb, nxt, nu, c->myrow == pr, A12);
+  return u_solve_cols(c, jb, nxt, nu, nxt, nu, c->myrow == pr, A12);
 }

@@ -64,8 +64,11 @@
  * of 2 jb rows; M > 1 one superstep of the column, h = 2 jb (M - 1)/M (local columns right of the
  * panel); left of it once at the end: the rows below the panel, one pass per column (M > 1: one
  * superstep); U       (the automatic HLA_SWAP_ROWS; the long swap is not modelled) flat with 1 < M
- * <= HLU_USPLIT_MAX: two supersteps of the column, h = (jb^2 + jb C / M)(M - 1) from the diagonal
- * owner and jb C (M - 1) / M, and a trsm of jb^2 C / M flops; else trsm (jb^2 C flops) on one
+ * <= HLU_USPLIT_MAX: where pr has jb/2 rows less than another rank below the block, or M = 2,
+ * streamed (the trsm of block k+1 and the first slice, a message of them, and what pr's whole trsm
+ * and update take beyond the others' update); else two supersteps of the column, h = (jb^2 + jb C
+ * / M)(M - 1) from the diagonal owner and jb C (M - 1) / M, and a trsm of jb^2 C / M flops; else
+ * trsm (jb^2 C flops) on one
  * process row and bcast(col, jb C 8); update  dgemm(R', C, jb), R' = local rows >= j0 +
  * jb. Without look-ahead (or N = 1) a step is the sum. With look-ahead and N > 1 the owner of
  * block k + 1 updates that block, factors panel k + 1 and (flat rows, MPI's broadcast, up to
@@ -692,7 +695,19 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
       t += left;
     }
     double trsm, Ub;
-    if (usplit) { /* pr scatters L11 and the parts, all solve theirs, one exchange of the parts */
+    const int pr = (int)(k % M);
+    const double R1pr = (double)(hmat_numroc(n, nb, pr, M) - hmat_numroc(j1, nb, pr, M));
+    if (usplit && Cn > 0 && (M == 2 || R1 - R1pr >= jb / 2)) {
+      /* streamed: the others wait for block k+1's columns and the first slice only; pr solves
+       * all, in its slack unless its update and solve outlast the others' update */
+      double first = fmin(
+          Cn, nb + (N > 1 ? (Cn > 4 * HLU_SLICE ? Cn / 4 : Cn) : (double)HLU_FIRST_BLOCKS * nb));
+      double all = 0.6 * hp_gemm(x, jb, Cn, jb) + pack_t(x, 8.0 * jb * Cn);
+      trsm = 0.6 * hp_gemm(x, jb, first, jb) + pack_t(x, 8.0 * jb * first);
+      Ub = hp_sync(x, col, jb * first);
+      double late = all + (R1pr > 0 ? hp_gemm(x, R1pr, Cn, jb) : 0.0) - hp_gemm(x, R1, Cn, jb);
+      if (late > trsm + Ub) trsm = late - Ub;
+    } else if (usplit) { /* pr scatters L11 and the parts, all solve theirs, one exchange */
       trsm = Cn > 0 ? 0.6 * hp_gemm(x, jb, ceil(Cn / M / nb) * nb, jb) + pack_t(x, 16.0 * jb * Cn)
                     : 0.0;
       Ub = Cn > 0 ? hp_sync(x, col, (jb * jb + jb * Cn / M) * (M - 1)) +
