@@ -268,7 +268,9 @@ int hlu_setup(hlu_ctx *c, hmat A, const hla_opts *opts) {
   }
   c->usplit = c->swap == HLA_SWAP_ROWS && c->M > 1 && c->M <= HLU_USPLIT_MAX &&
               c->collv.local == NULL && c->howp == NULL;
-  const char *us = c->usplit ? ", U12 solved in parts over the column" : "";
+  const char *us = !c->usplit  ? ""
+                   : c->M == 2 ? ", U12 streamed from its owner"
+                               : ", U12 streamed or solved in parts";
   if (planned)
     snprintf(c->why, sizeof c->why, "%.140s; %s; %s; %s%s", pch.why, how, pa, sw, us);
   else

@@ -30,7 +30,8 @@ enum { HLU_T_PANEL, HLU_T_LWAIT, HLU_T_SWAP, HLU_T_U, HLU_T_UPDATE, HLU_T_SOLVE,
  * and a superstep: half the latencies per column, M (2 jb + 2) words each. */
 #define HLU_PANEL_FUSE_MAX 8
 
-/* Process rows up to which U12 is solved in parts over the column (lu_ublock.c). Measured at M = 2
+/* Process rows up to which U12 is streamed or solved in parts over the column (lu_ublock.c;
+ * beyond, pr solves all and broadcasts it). Measured at M = 2
  * only (2 cores). The split moves the words of a scatter-allgather broadcast for a solve shared M
  * ways, which the model (plan_model.c) prices as a gain at any M; the limit keeps the longer
  * columns measured on 16 cores (8 and 16 ranks, bench/results/device_16core.md) on the pipelined

@@ -647,7 +647,8 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
   int auto_alg = c->bcast_alg == HBSP_AUTO;
   int lalg = auto_alg && row.p > 2 ? HBSP_PIPELINE : c->bcast_alg;
   int ualg = auto_alg && col.p > 2 ? HBSP_PIPELINE : c->bcast_alg;
-  /* U12 solved in parts over the column (lu_ublock.c: one level, the library's collectives) */
+  /* U12 streamed or solved in parts over the column (lu_ublock.c: one level, the library's
+   * collectives) */
   int usplit = auto_alg && M > 1 && M <= HLU_USPLIT_MAX &&
                (!hier || col.spans <= 1 || col.per_node <= 1 || col.spans >= col.p);
   /* The workspaces (two L buffers and the U buffer) stay with the grid between calls (hdist_take):
