@@ -414,7 +414,7 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
                     (int64_t)nb + 1 + c->mloc * nb <= INT_MAX;
   hlu_early lq[2] = {{.n = 0}, {.n = 0}};
   const int spread = c->swap == HLA_SWAP_SPREAD;
-  const int pre = c->lookahead && !spread && M > 1; /* the next block's swaps packed early (e.) */
+  const int pre = c->lookahead && !spread; /* the next block's swaps packed early (e.) */
   c->tmark = hbsp_time();
   for (int64_t j0 = 0, k = 0; j0 < n; j0 += nb, k++) {
     const int jb = (int)(n - j0 < nb ? n - j0 : nb);
