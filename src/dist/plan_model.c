@@ -42,15 +42,15 @@
  *
  * SUMMA (summa.c), M x N grid, S = ceil(k / b) panels, mloc x nloc local C (the largest):
  *   per panel  gemm = dgemm(mloc, nloc, b); pack = (mloc b / N + nloc b / M) 8 / copy (owners
- * pack); comm = pieces_a bcast(row, mloc b 8 / pieces_a) + pieces_b bcast(col, ...) overlapped
- * (MPI_Ibcast of panel s + 1 posted before the dgemm of s, tested between slices): T = comm + S
- * (gemm + pack) + (S - 1)(comm - ovl min(gemm, comm)) + beta scaling; with a blocking broadcast
- * algorithm (opts.bcast) ovl = 0. Operands not in C's layout are first remapped: 2 h 8 / copy +
- * sync(world, h) + 2 agreements, h = their local size. HSUMMA (hsumma.c), I x J groups, qI = M/I,
- * qJ = N/J, outer panels of Mo (per = Mo / b inner): comm per inner panel = bcast(row_in over qJ,
- * mloc b) + bcast(col_in over qI, nloc b)
- *                          + (bcast(row_out over J, mloc Mo) + bcast(col_out over I, nloc Mo)) /
- * per with the same overlap rule; compute as SUMMA. With uniform links and a square grid this is
+ *              pack); comm = pieces_a bcast(row, mloc b 8 / pieces_a) + pieces_b bcast(col, ...)
+ *   overlapped (MPI_Ibcast of panel s + 1 posted before the dgemm of s, tested between slices):
+ *   T = comm + S (gemm + pack) + (S - 1)(comm - ovl min(gemm, comm)) + beta scaling; with a
+ *   blocking broadcast algorithm (opts.bcast) ovl = 0. Operands not in C's layout are first
+ *   remapped: 2 h 8 / copy + sync(world, h) + 2 agreements, h = their local size.
+ * HSUMMA (hsumma.c), I x J groups, qI = M/I, qJ = N/J, outer panels of Mo (per = Mo / b inner):
+ *   comm per inner panel = bcast(row_in over qJ, mloc b) + bcast(col_in over qI, nloc b)
+ *     + (bcast(row_out over J, mloc Mo) + bcast(col_out over I, nloc Mo)) / per,
+ *   with the same overlap rule; compute as SUMMA. With uniform links and a square grid this is
  *   Hasanov's (4.3)-(4.4); I = J = 1 and I = M, J = N give SUMMA.
  * 3D (mm3d.c), c layers (M/c x N or M x N/c): two remaps of the operands onto the layers, SUMMA on
  *   the layer with k_l = ceil(S / c) b, packing of C_l, c reductions over the fibre of
@@ -58,28 +58,30 @@
  * LU (lu.c), n / nb block steps k, j0 = k nb, R = local rows >= j0, C = local columns >= j0 + nb:
  *   panel   M = 1: node-local recursive LU of R x jb at panel_rate jb / (jb + panel_half);
  *           M > 1: per column a max-with-location (allreduce) and a pivot-row superstep of the
- *           column (up to HLU_PANEL_FUSE_MAX flat process rows: one allgather instead), jb / 8 - 1
- * broadcasts of the recursion's U12 blocks, and the flops; L       bcast(row, (jb + 1 + R jb) 8)
- * (two levels by node in the hierarchical variant); swaps   right of the panel: M = 1 local copies
- * of 2 jb rows; M > 1 one superstep of the column, h = 2 jb (M - 1)/M (local columns right of the
- * panel); left of it once at the end: the rows below the panel, one pass per column (M > 1: one
- * superstep); U       (the automatic HLA_SWAP_ROWS; the long swap is not modelled) flat with 1 < M
- * <= HLU_USPLIT_MAX: where pr has jb/2 rows less than another rank below the block, or M = 2,
- * streamed (the trsm of block k+1 and the first slice, a message of them, and what pr's whole trsm
- * and update take beyond the others' update); else two supersteps of the column, h = (jb^2 + jb C
- * / M)(M - 1) from the diagonal owner and jb C (M - 1) / M, and a trsm of jb^2 C / M flops; else
- * trsm (jb^2 C flops) on one
- * process row and bcast(col, jb C 8); update  dgemm(R', C, jb), R' = local rows >= j0 +
- * jb. Without look-ahead (or N = 1) a step is the sum. With look-ahead and N > 1 the owner of
- * block k + 1 updates that block, factors panel k + 1 and (flat rows, MPI's broadcast, up to
- * HLU_EARLY_MAX process columns) sends its L panel at once, so a step costs L (1 - ovl) + swaps + U
- * + max(update of everything, update of block k + 1 + panel k + 1). One process (1 x 1): LAPACK's
- * dgetrf, 2/3 n^3 (1 + getrf_half / n) / getrf_rate. Solve (trsolve.c, lu_solve.c): the permutation
- * superstep and, per block and triangle, a row broadcast of the triangle's block column to the
- * process columns holding B, a column broadcast of the solved block, a trsm and a dgemm; up to
- * HLU_FANIN_MAX_NRHS right-hand sides the fan-in instead: per block and triangle a reduce and a
- * broadcast of the thin block, a trsm and one process column's dgemm, then one superstep per
- * process row.
+ *           column (up to HLU_PANEL_FUSE_MAX flat process rows: one allgather instead),
+ *           jb / 8 - 1 broadcasts of the recursion's U12 blocks, and the flops;
+ *   L       bcast(row, (jb + 1 + R jb) 8) (two levels by node in the hierarchical variant);
+ *   swaps   right of the panel: M = 1 local copies of 2 jb rows; M > 1 one superstep of the
+ *           column, h = 2 jb (M - 1)/M (local columns right of the panel); left of it once at
+ *           the end: the rows below the panel, one pass per column (M > 1: one superstep);
+ *   U       (the automatic HLA_SWAP_ROWS; the long swap is not modelled) flat with
+ *           1 < M <= HLU_USPLIT_MAX: where M = 2 or pr has jb/2 rows less than another rank
+ *           below the block, streamed (the trsm of block k+1 and the first slice, a message of
+ *           them, and what pr's whole trsm and update take beyond the others' update); else two
+ *           supersteps of the column, h = (jb^2 + jb C / M)(M - 1) from the diagonal owner and
+ *           jb C (M - 1) / M, and a trsm of jb^2 C / M flops; otherwise a trsm (jb^2 C flops)
+ *           on one process row and bcast(col, jb C 8);
+ *   update  dgemm(R', C, jb), R' = local rows >= j0 + jb.
+ *   Without look-ahead (or N = 1) a step is the sum. With look-ahead and N > 1 the owner of block
+ *   k + 1 updates that block, factors panel k + 1 and (flat rows, MPI's broadcast, up to
+ *   HLU_EARLY_MAX process columns) sends its L panel at once, so a step costs L (1 - ovl) + swaps
+ *   + U + max(update of everything, update of block k + 1 + panel k + 1). One process (1 x 1):
+ *   LAPACK's dgetrf, 2/3 n^3 (1 + getrf_half / n) / getrf_rate.
+ * Solve (trsolve.c, lu_solve.c): the permutation superstep and, per block and triangle, a row
+ *   broadcast of the triangle's block column to the process columns holding B, a column broadcast
+ *   of the solved block, a trsm and a dgemm; up to HLU_FANIN_MAX_NRHS right-hand sides the fan-in
+ *   instead: per block and triangle a reduce and a broadcast of the thin block, a trsm and one
+ *   process column's dgemm, then one superstep per process row.
  */
 #include <math.h>
 #include <string.h>
