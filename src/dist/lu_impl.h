@@ -163,11 +163,12 @@ static inline void hlu_phase(hlu_ctx *ctx, int ph) {
   ctx->tmark = t;
 }
 
-/* The trailing update goes in four column slices once it is wider than 4 HLU_SLICE columns: often
- * enough to move the early broadcast along, seldom enough that dgemm (which packs L21 again for
- * every call) keeps its speed. One process column (N = 1) has no row broadcast to move: see
- * HLU_PACK_BLOCKS. */
-#define HLU_SLICE 256
+/* The trailing update goes in four column slices once it is wider than 4 HLU_SLICE_BLOCKS blocks
+ * (1024 columns with nb = 128): often enough to move the early broadcast along, seldom enough that
+ * dgemm (which packs L21 again for every call) keeps its speed. In blocks rather than columns, so
+ * that the small matrices of the tests run the same paths as large ones. One process column
+ * (N = 1) has no row broadcast to move: see HLU_PACK_BLOCKS. */
+#define HLU_SLICE_BLOCKS 2
 
 /* With look-ahead, the process column that has just factored panel k+1 packs the rows that panel's
  * interchanges send (and moves those that stay inside its rows) right after the update of step k
@@ -191,7 +192,7 @@ static inline void hlu_phase(hlu_ctx *ctx, int ph) {
  * first slice's end (lu_ublock.c), since OpenBLAS rounds a dgemm or trsm cut in two differently
  * from the whole: the variants agree bit for bit only because they make the same calls. Local. */
 static inline int64_t hlu_slice_end(const hlu_ctx *c, int64_t rest, int64_t s0) {
-  int64_t e = c->N > 1   ? s0 + (rest > 4 * HLU_SLICE ? (rest + 3) / 4 : rest)
+  int64_t e = c->N > 1   ? s0 + (rest > 4 * HLU_SLICE_BLOCKS * c->nb ? (rest + 3) / 4 : rest)
               : c->M > 1 ? s0 + (int64_t)(s0 == 0 ? HLU_FIRST_BLOCKS : HLU_PACK_BLOCKS) * c->nb
                          : rest;
   return e < rest ? e : rest;

@@ -703,8 +703,8 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
     if (usplit && Cn > 0 && (M == 2 || R1 - R1pr >= jb / 2)) {
       /* streamed: the others wait for block k+1's columns and the first slice only; pr solves
        * all, in its slack unless its update and solve outlast the others' update */
-      double first = fmin(
-          Cn, nb + (N > 1 ? (Cn > 4 * HLU_SLICE ? Cn / 4 : Cn) : (double)HLU_FIRST_BLOCKS * nb));
+      double first = fmin(Cn, nb + (N > 1 ? (Cn > 4 * HLU_SLICE_BLOCKS * nb ? Cn / 4 : Cn)
+                                          : (double)HLU_FIRST_BLOCKS * nb));
       double all = 0.6 * hp_gemm(x, jb, Cn, jb) + pack_t(x, 8.0 * jb * Cn);
       trsm = 0.6 * hp_gemm(x, jb, first, jb) + pack_t(x, 8.0 * jb * first);
       Ub = hp_sync(x, col, jb * first);
