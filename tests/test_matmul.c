@@ -185,7 +185,7 @@ static void test_summa_trans(void) {
   on_every_grid(summa_trans_on);
 }
 
-/* Sizes 0, 1, 7, 37, 50 in every dimension, alpha = 0, k = 0 (C := beta C). */
+/* Sizes 0, 1, 7, 37, 50 in every dimension, alpha = 0, k = 0 (C := beta C), and a wide C. */
 static void summa_sizes_on(const tgrid *t, void *bad) {
   int *b = bad;
   hla_opts o = alg_opts(HLA_MM_SUMMA, 0);
@@ -197,6 +197,10 @@ static void summa_sizes_on(const tgrid *t, void *bad) {
   }
   mcase z = {'N', 'N', 37, 7, 50, 4, 4, 4, 4, 4, 4, 0.0, 0.0}; /* alpha = 0: C := 0 */
   *b += !run_case(t->g, &z, &o, NULL);
+  /* Wide enough (1024 local columns and more on 2 process columns or fewer) that the update goes
+   * in slices (mm_update). */
+  mcase w = {'N', 'T', 3, 2100, 5, 4, 4, 4, 4, 4, 4, 1.0, 1.0};
+  *b += !run_case(t->g, &w, &o, NULL);
 }
 
 static void test_summa_sizes(void) {
