@@ -162,6 +162,51 @@ HLA_API int hbsp_barrier(hbsp_env env);
  *  waited (at most 10 ms) after the last rank arrives. */
 HLA_API int hbsp_idle_barrier(hbsp_env env);
 
+/* ---------------------------------------------------------------- board (node shared memory) */
+
+/* A board: every rank of an environment owns a few slots in the node's shared memory, writes one,
+ * posts it, and the other ranks read it in place, with no message and nothing more asked of the
+ * owner (it may be computing). Every post of a slot is read by every other rank, which waits for
+ * it (hbsp_board_wait), reads, and says it is done (hbsp_board_done); the owner claims a slot
+ * (hbsp_board_claim) before writing it again, which waits until all have read the last post.
+ * Posts of one slot are read in order. Waiting ranks poll, call into MPI now and then (so that
+ * their own non-blocking messages move) and yield their core after a few thousand polls. */
+typedef struct hbsp_board_s *hbsp_board;
+
+/** A board of `slots` (1 to 64) slots of `bytes` bytes per rank over env, each slot page-aligned.
+ *  Collective over env; bytes and slots global. *board = NULL with HLA_OK where the ranks of env do
+ *  not all share one node's memory (MPI_Comm_split_type SHARED; HLA_VIRTUAL_NODES plays no part)
+ *  or MPI cannot map it: the caller then sends messages. Free it before env.
+ *  Cost: l, plus the first touch of the slots' pages. */
+HLA_API int hbsp_board_create(hbsp_env env, size_t bytes, int slots, hbsp_board *board);
+
+/** Free a board and set *board = NULL (nothing for NULL). Collective over the board's env. */
+HLA_API int hbsp_board_free(hbsp_board *board);
+
+/** Bytes of each slot (0 for NULL). Local. */
+HLA_API size_t hbsp_board_bytes(hbsp_board b);
+
+/** Address, in this process, of slot s of rank r (NULL if out of range). Local. */
+HLA_API void *hbsp_board_slot(hbsp_board b, int r, int s);
+
+/** Owner, before writing its slot s: wait until every other rank is done with its last post.
+ *  Local (waits on the readers). */
+HLA_API int hbsp_board_claim(hbsp_board b, int s);
+
+/** Owner: publish what it wrote in its slot s. Local; cost: a memory fence. */
+HLA_API int hbsp_board_post(hbsp_board b, int s);
+
+/** Reader: wait for the next post of rank r's slot s (r not this rank) and set *data (if not NULL)
+ *  to it. Local (waits on r). */
+HLA_API int hbsp_board_wait(hbsp_board b, int r, int s, const void **data);
+
+/** Reader: done reading the post of rank r's slot s that it waited for last. Local. */
+HLA_API int hbsp_board_done(hbsp_board b, int r, int s);
+
+/** Forget every post (after an error left some unread): all counts to zero. Collective over the
+ *  board's env; cost: 2 l. */
+HLA_API int hbsp_board_reset(hbsp_board b);
+
 /* ---------------------------------------------------------------- collectives */
 
 typedef enum {
