@@ -32,6 +32,9 @@ struct hgrid_s {
   hplan_machine *machine; /* the planner's machine model (src/dist/plan*.c), owned; or NULL */
   int plan_state;         /* 0: not looked for yet, 1: machine set, -1: none (rules apply) */
   hdist_block cache[HDIST_BLOCKS]; /* workspaces kept between operations (hdist_take) */
+  int row_on_node;                 /* my process row lies on one node (virtual nodes count) */
+  hbsp_board rowboard;             /* the LU's board on my process row (hdist_row_board), or NULL */
+  size_t rowboard_none;            /* MPI could not map a board of this many bytes (0: not tried) */
 };
 
 struct hmat_s {
@@ -61,6 +64,12 @@ double *hdist_alloc(int64_t count);
  * builds (HLA_POISON_WORK), so that the tests catch a read before a write. NULL on failure. Local.
  */
 double *hdist_take(hgrid g, int64_t count);
+
+/* The board of g's process row with 2 slots of at least `bytes` bytes on every rank, or NULL where
+ * the row does not lie on one node or MPI cannot map shared memory. Made on first use and kept
+ * (a larger one replaces it) until hgrid_free, so that the pages are mapped and faulted once.
+ * Collective over g's row (bytes global there). */
+int hdist_row_board(hgrid g, size_t bytes, hbsp_board *board);
 
 /* Give back a block of hdist_take (NULL: nothing). Local. */
 void hdist_give(hgrid g, double *p);

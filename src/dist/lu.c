@@ -386,6 +386,20 @@ static void early_test(hlu_early *q) {
   if (q->n > 0 && done) q->n = 0;
 }
 
+/* The board slot of panel k on an N-column process row: each owner alternates its two slots. */
+static int board_slot(int64_t k, int N) {
+  return (int)(k / N % 2);
+}
+
+/* The owner of panel (j0, jb) writes it into its board slot s, once everyone has read what the
+ * slot held (2 N panels before), and posts it. */
+static int board_post(const hlu_ctx *c, hbsp_board bd, double *slot, int s, const int64_t *ipiv,
+                      int64_t j0, int jb, int64_t pinfo, int64_t il0, int64_t jl0) {
+  HLA_CALL(hbsp_board_claim(bd, s));
+  pack_l(c, slot, ipiv, j0, jb, pinfo, il0, jl0);
+  return hbsp_board_post(bd, s);
+}
+
 int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
   const int64_t n = c->n, lld = c->lld;
   const int nb = c->nb, M = c->M, N = c->N, me_r = c->myrow, me_c = c->mycol;
@@ -402,16 +416,26 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
     return HLA_OK;
   }
   int64_t pinfo = -1;
-  /* Early L broadcast: with look-ahead on a flat process row and MPI's own broadcast, panel k+1
-   * leaves (early_post) as soon as it is factored, while its owners still update the rest of the
-   * trailing matrix; the other process columns pick it up in step k+1, so nobody waits for the
-   * owners' big update. Two L buffers alternate, each with its requests (lq[k % 2]): a sender
-   * only reads its buffer in step k+1, so it waits for its sends just before it packs panel k+2
-   * into the same buffer, by when every receiver has long had them. */
-  const int early = c->lookahead && N > 1 && N <= HLU_EARLY_MAX && c->rowlv.local == NULL &&
-                    c->lbuf2 != NULL &&
-                    (c->howp == NULL || c->howp->alg == HBSP_AUTO || c->howp->alg == HBSP_NATIVE) &&
-                    (int64_t)nb + 1 + c->mloc * nb <= INT_MAX;
+  /* Early L broadcast: with look-ahead on a flat process row and the library's or MPI's own
+   * broadcast, panel k+1 leaves as soon as it is factored, while its owners still update the rest
+   * of the trailing matrix; the other process columns pick it up in step k+1, so nobody waits for
+   * the owners' big update. Where the process row lies on one node (and the broadcast is the
+   * library's choice) the owners post it on the row's board and the others read it in place;
+   * elsewhere it goes by messages (early_post), on rows of up to HLU_EARLY_MAX ranks. */
+  const int la_flat = c->lookahead && N > 1 && c->rowlv.local == NULL && c->lbuf2 != NULL;
+  const int how_auto = c->howp == NULL || c->howp->alg == HBSP_AUTO;
+  hbsp_board bd = NULL;
+  if (la_flat && how_auto) {
+    HLA_CALL(hdist_row_board(c->g, (size_t)(nb + 1 + c->mloc * nb) * sizeof(double), &bd));
+    if (bd) HLA_CALL(hbsp_board_reset(bd)); /* nothing left over from a call that failed */
+  }
+  /* Messages: two L buffers alternate, each with its requests (lq[k % 2]): a sender only reads its
+   * buffer in step k+1, so it waits for its sends just before it packs panel k+2 into the same
+   * buffer, by when every receiver has long had them. On the board each owner alternates two
+   * slots (board_slot): it writes slot s again 2 N steps later, after its claim. */
+  const int early = la_flat && (bd != NULL || (N <= HLU_EARLY_MAX &&
+                                               (how_auto || c->howp->alg == HBSP_NATIVE) &&
+                                               (int64_t)nb + 1 + c->mloc * nb <= INT_MAX));
   hlu_early lq[2] = {{.n = 0}, {.n = 0}};
   const int spread = c->swap == HLA_SWAP_SPREAD;
   const int pre = c->lookahead && !spread; /* the next block's swaps packed early (e.) */
@@ -429,18 +453,30 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
 
     /* b. L panel, pivots and the zero-pivot flag along my process row */
     double *lb = early && k % 2 ? c->lbuf2 : c->lbuf;
-    int64_t *hdr = (int64_t *)lb;
-    double *L = lb + jb + 1;
     const int64_t lwords = jb + 1 + nl * jb;
-    if (me_c == pc && !(early && k > 0)) pack_l(c, lb, ipiv, j0, jb, pinfo, il0, jl0);
-    if (!early) {
+    if (bd != NULL) { /* posted in step k-1 (see e.), except for the first panel */
+      const int s = board_slot(k, N);
+      if (me_c == pc) {
+        lb = hbsp_board_slot(bd, me_c, s);
+        if (k == 0) HLA_CALL(board_post(c, bd, lb, s, ipiv, j0, jb, pinfo, il0, jl0));
+      } else {
+        const void *p;
+        HLA_CALL(hbsp_board_wait(bd, pc, s, &p));
+        lb = (double *)p; /* read in place, never written: the owner's until it claims it */
+      }
+    } else if (!early) {
+      if (me_c == pc) pack_l(c, lb, ipiv, j0, jb, pinfo, il0, jl0);
       HLA_CALL(
           hlu_bcast(&c->rowlv, lb, (size_t)lwords * sizeof(double), pc, hlu_big_how(c, &c->rowlv)));
-    } else {
-      /* Posted in step k-1 (see e.), except for the first panel. */
-      if (k == 0) HLA_CALL(early_post(c->all, c->rowlv.env, &lq[0], lb, (int)lwords, pc));
+    } else { /* posted in step k-1 (see e.), except for the first panel */
+      if (k == 0) {
+        if (me_c == pc) pack_l(c, lb, ipiv, j0, jb, pinfo, il0, jl0);
+        HLA_CALL(early_post(c->all, c->rowlv.env, &lq[0], lb, (int)lwords, pc));
+      }
       if (me_c != pc) HLA_CALL(early_wait(c->all, &lq[k % 2])); /* a sender has its data */
     }
+    const int64_t *hdr = (const int64_t *)lb;
+    const double *L = lb + jb + 1;
     memcpy(ipiv + j0, hdr, (size_t)jb * sizeof *hdr);
     if (c->info < 0 && hdr[jb] >= 0) c->info = hdr[jb];
     hlu_phase(c, HLU_T_LWAIT);
@@ -472,7 +508,8 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
     hlu_phase(c, HLU_T_U);
 
     /* e. trailing update: block k+1 first, then (look-ahead) panel k+1, then the rest */
-    double *L21 = L + (il1 - il0), *A22 = c->a + il1 + jl1 * lld;
+    const double *L21 = L + (il1 - il0);
+    double *A22 = c->a + il1 + jl1 * lld;
     if (m2 > 0 && nxt > 0)
       HLA_CALL(hkern_dgemm('N', 'N', m2, nxt, jb, -1.0, L21, ldl, c->ubuf, jb, 1.0, A22, lld));
     hlu_phase(c, HLU_T_UPDATE);
@@ -485,12 +522,19 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
        * columns post their receive before their update, and both sides move it along between
        * the slices below. */
       const int jbn = (int)(n - next0 < nb ? n - next0 : nb);
-      double *nb2 = (k + 1) % 2 ? c->lbuf2 : c->lbuf;
-      hlu_early *q = &lq[(k + 1) % 2];
-      HLA_CALL(early_wait(c->all, q)); /* the sends of panel k-1, from this buffer */
-      if (me_c == next_pc) pack_l(c, nb2, ipiv, next0, jbn, pinfo, il1, jl1);
-      HLA_CALL(early_post(c->all, c->rowlv.env, q, nb2, (int)(jbn + 1 + (c->mloc - il1) * jbn),
-                          next_pc));
+      if (bd != NULL) {
+        const int s = board_slot(k + 1, N);
+        if (me_c == next_pc)
+          HLA_CALL(board_post(c, bd, hbsp_board_slot(bd, me_c, s), s, ipiv, next0, jbn, pinfo, il1,
+                              jl1));
+      } else {
+        double *nb2 = (k + 1) % 2 ? c->lbuf2 : c->lbuf;
+        hlu_early *q = &lq[(k + 1) % 2];
+        HLA_CALL(early_wait(c->all, q)); /* the sends of panel k-1, from this buffer */
+        if (me_c == next_pc) pack_l(c, nb2, ipiv, next0, jbn, pinfo, il1, jl1);
+        HLA_CALL(early_post(c->all, c->rowlv.env, q, nb2, (int)(jbn + 1 + (c->mloc - il1) * jbn),
+                            next_pc));
+      }
     }
     hlu_phase(c, HLU_T_PANEL);
     if (spread) { /* the spread's rest, now that the next panel is on its way */
@@ -528,6 +572,7 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
       early_test(&lq[1]);
     }
     HLA_CALL(hlu_u_wait(c, INT64_MAX)); /* nothing left by now; kept safe */
+    if (bd != NULL && me_c != pc) HLA_CALL(hbsp_board_done(bd, pc, board_slot(k, N)));
     hlu_phase(c, HLU_T_UPDATE);
   }
   HLA_CALL(early_wait(c->all, &lq[0]));
