@@ -73,9 +73,11 @@
  *           on one process row and bcast(col, jb C 8);
  *   update  dgemm(R', C, jb), R' = local rows >= j0 + jb.
  *   Without look-ahead (or N = 1) a step is the sum. With look-ahead and N > 1 the owner of block
- *   k + 1 updates that block, factors panel k + 1 and (flat rows, MPI's broadcast, up to
- *   HLU_EARLY_MAX process columns) sends its L panel at once, so a step costs L (1 - ovl) + swaps
- *   + U + max(update of everything, update of block k + 1 + panel k + 1). One process (1 x 1):
+ *   k + 1 updates that block, factors panel k + 1 and (flat rows) posts its L panel on the row's
+ *   board (a row on one node, the library's broadcasts: the others read it in place, L = 0) or
+ *   sends it at once (MPI's broadcast or the library's, up to HLU_EARLY_MAX process columns), so a
+ *   step costs L (1 - ovl) + swaps + U + max(update of everything, update of block k + 1 + panel
+ *   k + 1). One process (1 x 1):
  *   LAPACK's dgetrf, 2/3 n^3 (1 + getrf_half / n) / getrf_rate.
  * Solve (trsolve.c, lu_solve.c): the permutation superstep and, per block and triangle, a row
  *   broadcast of the triangle's block column to the process columns holding B, a column broadcast
@@ -643,8 +645,11 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
   hp_env row = hp_env_of(x, 0, 1, N), col = hp_env_of(x, 0, N, M);
   int hier = c->alg == HLA_LU_HIER;
   int la = c->lookahead > 0 && N > 1;
-  int early = la && N <= HLU_EARLY_MAX && (!hier || row.spans <= 1 || row.per_node <= 1) &&
-              (c->bcast_alg == HBSP_AUTO || c->bcast_alg == HBSP_NATIVE);
+  int flat_row = la && (!hier || row.spans <= 1 || row.per_node <= 1);
+  /* the L panel posted on the row's board (one node, the library's broadcasts) or sent early */
+  int board = flat_row && row.spans <= 1 && c->bcast_alg == HBSP_AUTO;
+  int early = board || (flat_row && N <= HLU_EARLY_MAX &&
+                        (c->bcast_alg == HBSP_AUTO || c->bcast_alg == HBSP_NATIVE));
   /* the L and U broadcasts: pipelined on more than two ranks unless asked otherwise (lu.c) */
   int auto_alg = c->bcast_alg == HBSP_AUTO;
   int lalg = auto_alg && row.p > 2 ? HBSP_PIPELINE : c->bcast_alg;
@@ -740,8 +745,9 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
         cmp += pc;
         cp += pn;
       }
-      /* the early broadcast is point-to-point from the owner */
-      double Le = hp_bcast(x, row, HBSP_FLAT, Lb);
+      /* the early broadcast is point-to-point from the owner; the board moves nothing (the
+       * others read the panel in place) */
+      double Le = board ? 0.0 : hp_bcast(x, row, HBSP_FLAT, Lb);
       step = panel + (early ? (1 - x->ovl) * Le : L) + swap + trsm + Ub + wait +
              fmax(upd, upd_next + pn);
     }
