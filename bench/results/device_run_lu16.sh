@@ -54,20 +54,30 @@ elif [ "$1" = 11 ]; then
   lu "$MPI" --grid 8x2 --only hla-flat --bcast native
   HPL_GRIDS="4x4 2x8 8x2 1x16" LU_NBS=128 HPL_REPS=1 DEADLINE=200 bash bench/device_scaling.sh hpl 2>&1 |
     grep -i "hpl n=\|gflops" | tee -a $L
-elif [ "$1" = 13 ] || [ "$1" = 14 ] || [ "$1" = 15 ]; then
+elif [ "$1" -ge 13 ] && [ "$1" -le 16 ]; then
   # 13: HEAD (built by setup) and ScaLAPACK, then HPL on the same grids.
   # 14: HEAD against ad77357 (before the U12 stream) and db997ec (call 11's commit), alternating.
   # 15: HEAD against .dev/hla-base.tar.gz (the commit before the board carried the L panels).
+  # 16: as 13, then 8x2 HEAD against base twice more, then the tests at P = 16.
   export PKG_CONFIG_PATH=/tmp/hladeps/usr/lib/x86_64-linux-gnu/pkgconfig
   old() { # old NAME: build .dev/hla-NAME.tar.gz's bench_lu into /tmp/b-NAME
     rm -rf /tmp/s-$1 && mkdir -p /tmp/s-$1 && tar -xzf .dev/hla-$1.tar.gz -C /tmp/s-$1 &&
       cmake -S /tmp/s-$1 -B /tmp/b-$1 -DCMAKE_BUILD_TYPE=Release -DHLA_BUILD_TESTS=OFF > /dev/null &&
       cmake --build /tmp/b-$1 -j16 --target bench_lu > /dev/null || echo "build of $1 failed"
   }
-  if [ "$1" = 13 ]; then
+  if [ "$1" = 13 ] || [ "$1" = 16 ]; then
     for g in 1x16 2x8 4x4 8x2; do lu "$MPI" --grid $g --only scalapack,hla-flat; done
     HPL_GRIDS="1x16 2x8 4x4 8x2" LU_NBS=128 HPL_REPS=1 DEADLINE=150 bash bench/device_scaling.sh hpl 2>&1 |
       grep -i "hpl n=\\|gflops" | tee -a $L
+    if [ "$1" = 16 ]; then
+      old base
+      for g in 8x2 8x2; do
+        lu "$MPI" --grid $g --only hla-flat
+        echo "   (base)" | tee -a $L
+        run $MPI /tmp/b-base/bench_lu --n 16384 --nb 128 --reps 2 --grid $g --only hla-flat
+      done
+      TEST_NPS=16 DEADLINE=200 bash bench/device_scaling.sh tests 2>&1 | grep "TEST\\|failure" | tee -a $L
+    fi
   elif [ "$1" = 15 ]; then # the L panels on the row's board (HEAD) against messages (base)
     old base
     for g in 1x16 2x8 4x4 8x2 1x16 2x8 4x4 8x2; do
