@@ -95,6 +95,12 @@ elif [ "$1" -ge 13 ] && [ "$1" -le 16 ]; then
       done
     done
   fi
+elif [ "$1" = 17 ] || [ "$1" = 18 ]; then # hla flat and HPL in pairs (17: HPL skipped, see md)
+  for g in ${GRIDS:-1x16 2x8 4x4}; do
+    lu "$MPI" --grid $g --only hla-flat
+    HPL_GRIDS="$g" LU_NBS=128 HPL_REPS=1 DEADLINE=130 bash bench/device_scaling.sh hpl 2>&1 |
+      grep -i "hpl n=.*median" | tee -a $L
+  done
 elif [ "$1" = 12 ]; then
   lu "$MPI" --grid 4x4 --only hla-flat
   lu "$MPI" --grid 4x4 --only hla-flat --bcast native
