@@ -146,6 +146,10 @@ static void variants_identical_on(const tgrid *t, void *ctx) {
     CU_ASSERT_EQUAL(rep.lookahead, b & 1 ? 0 : 1);
     CU_ASSERT_EQUAL(rep.groups_row, two ? 2 : 1);
     CU_ASSERT_EQUAL(rep.swap, b & 4 ? HLA_SWAP_SPREAD : HLA_SWAP_ROWS);
+    /* how the L panels went (the tests run on one node, so every process row has a board) */
+    if (t->N > 1 && v == 0) CU_ASSERT_PTR_NOT_NULL(strstr(rep.why, "L panels on the row's board"));
+    if (t->N > 1 && t->N <= 4 && v == 9)
+      CU_ASSERT_PTR_NOT_NULL(strstr(rep.why, "L panels sent early"));
   }
   if (t->rank == 0)
     for (int v = 1; v < 10; v++) {

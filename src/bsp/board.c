@@ -20,10 +20,10 @@
 #include <string.h>
 #include "bsp/bsp_impl.h"
 
-#define LINE 64     /* one counter per cache line: the owner's and the readers' writes apart */
-#define PAGE 4096   /* each slot on a page of its own */
-#define SPIN 4096   /* polls before a waiting rank starts yielding its core */
-#define PROGRESS 64 /* polls between two calls into MPI's progress engine */
+#define LINE     64   /* one counter per cache line: the owner's and the readers' writes apart */
+#define PAGE     4096 /* each slot on a page of its own */
+#define SPIN     4096 /* polls before a waiting rank starts yielding its core */
+#define PROGRESS 64   /* polls between two calls into MPI's progress engine */
 
 _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "the board needs lock-free 64-bit atomics");
 
@@ -111,7 +111,8 @@ static int board_map(hbsp_board b) {
 int hbsp_board_create(hbsp_env env, size_t bytes, int slots, hbsp_board *board) {
   if (!env) return HLA_ERR_ARG;
   int rc = HLA_OK;
-  if (board == NULL) rc = HBSP_FAIL(env, HLA_ERR_ARG, "hbsp_board_create: board is NULL");
+  if (board == NULL)
+    rc = HBSP_FAIL(env, HLA_ERR_ARG, "hbsp_board_create: board is NULL");
   else if (slots < 1 || slots > 64)
     rc = HBSP_FAIL(env, HLA_ERR_ARG, "hbsp_board_create: %d slots (1 to 64)", slots);
   else if (bytes > ((size_t)1 << 40))
@@ -131,8 +132,10 @@ int hbsp_board_create(hbsp_env env, size_t bytes, int slots, hbsp_board *board) 
   rc = b ? HLA_OK : HBSP_FAIL(env, HLA_ERR_NOMEM, "hbsp_board_create: out of memory");
   if (b) b->comm = MPI_COMM_NULL, b->win = MPI_WIN_NULL;
   if (rc == HLA_OK) {
-    int e = MPI_Comm_split_type(env->comm, MPI_COMM_TYPE_SHARED, env->rank, MPI_INFO_NULL, &b->comm);
-    if (e != MPI_SUCCESS) rc = HBSP_FAIL(env, HLA_ERR_MPI, "hbsp_board_create: MPI_Comm_split_type");
+    int e =
+        MPI_Comm_split_type(env->comm, MPI_COMM_TYPE_SHARED, env->rank, MPI_INFO_NULL, &b->comm);
+    if (e != MPI_SUCCESS)
+      rc = HBSP_FAIL(env, HLA_ERR_MPI, "hbsp_board_create: MPI_Comm_split_type");
   }
   int shared = 0;
   if (rc == HLA_OK) MPI_Comm_size(b->comm, &shared);
@@ -190,8 +193,8 @@ void *hbsp_board_slot(hbsp_board b, int r, int s) {
 static int local_check(hbsp_board b, int r, int s, const char *fn) {
   if (b == NULL) return HLA_ERR_ARG;
   if (r < 0 || r >= b->P || s < 0 || s >= b->slots)
-    return HBSP_FAIL(b->env, HLA_ERR_ARG, "%s: rank %d, slot %d (board of %d ranks x %d slots)",
-                     fn, r, s, b->P, b->slots);
+    return HBSP_FAIL(b->env, HLA_ERR_ARG, "%s: rank %d, slot %d (board of %d ranks x %d slots)", fn,
+                     r, s, b->P, b->slots);
   return HLA_OK;
 }
 

@@ -34,6 +34,8 @@
  *   panel  jb (l_c + hlu_maxloc) (M <= HLU_PANEL_FUSE_MAX: jb allgathers of M (2 jb + 2) words)
  *          + log2 jb broadcasts of <= jb^2/4 words + 2 R jb^2 flops on pc;
  *   L      R jb g_r + l_r (pipelined: about once, plus N - 2 segments; a tree: log2 N times);
+ *          on the row's board (a row on one node, look-ahead): R jb words written by pc, read in
+ *          place by the others, no message and no l;
  *   swaps  2 jb C g_c + l_c (right of the panel);
  *   U      jb^2 C flops on pr + jb C g_c + l_c (pipelined as L); in parts: jb^2 C / M flops each
  *          + 2 l_c + (jb^2 + jb C / M)(M - 1) g_c + jb C (M - 1) / M g_c; streamed: jb^2 C flops
@@ -61,9 +63,12 @@
  *              recursive); HLA_PANEL_COLUMNS runs the distributed column-by-column panel.
  *   swap       HLA_SWAP_ROWS (HLA_SWAP_SPREAD may be requested, on any process column).
  *   bcast      opts->bcast for every broadcast and max-with-location (Hasanov groups are used
- *              only where they divide the environment); HBSP_AUTO: the L panels that do not
- *              leave early and the U row blocks go by the BSP layer's pipelined broadcast on more
- *              than two ranks (hlu_big_how), the rest by the BSP layer's choice.
+ *              only where they divide the environment); HBSP_AUTO: with look-ahead on a flat
+ *              process row that lies on one node the L panels are posted on the row's board;
+ *              else they leave early by messages on rows of up to HLU_EARLY_MAX ranks (also with
+ *              HBSP_NATIVE); the L panels that do not leave early and the U row blocks go by the
+ *              BSP layer's pipelined broadcast on more than two ranks (hlu_big_how), the rest by
+ *              the BSP layer's choice.
  * Errors: arguments and non-finite entries are checked and agreed before A changes. A failure of
  * one rank inside the loop (an MPI error, memory for a collective's workspace) is returned on that
  * rank only: the factorisation cannot be resumed, as in ScaLAPACK.
@@ -285,11 +290,17 @@ int hlu_setup(hlu_ctx *c, hmat A, const hla_opts *opts) {
 int hlu_workspace(hlu_ctx *c, int factor, hmat B) {
   const int64_t nb = c->nb, lw = nb + 1 + c->mloc * nb, iw = 3 * c->n > 1 ? 3 * c->n : 1;
   int64_t cols = factor ? c->nloc : 0;
+  /* The factorisation posts its L panels on the row's board (the grid's, kept between calls)
+   * where it can (hlu_factor_run); the second L buffer is then not needed. */
+  c->board = NULL;
+  if (factor && c->lookahead && c->N > 1 && c->rowlv.local == NULL &&
+      (c->howp == NULL || c->howp->alg == HBSP_AUTO))
+    HLA_CALL(hdist_row_board(c->g, (size_t)lw * sizeof(double), &c->board));
   if (B != NULL && B->nloc > cols) cols = B->nloc;
   /* The buffers carved from the grid's workspace (kept between calls), each rounded to 8 words
    * so that every one starts 64-byte aligned; the index lists take words of 8 bytes too. */
   const int64_t len[7] = {lw,
-                          factor ? lw : 0,
+                          factor && c->board == NULL ? lw : 0,
                           nb * cols > 1 ? nb * cols : 1,
                           factor ? HLU_PBUF_WORDS(nb, c->M) : 1,
                           factor ? nb * nb : 0,
@@ -313,6 +324,7 @@ int hlu_teardown(hlu_ctx *c) {
   hdist_give(c->g, c->work);
   c->work = c->lbuf = c->lbuf2 = c->ubuf = c->pbuf = c->l11 = NULL;
   c->iwork = c->swork = NULL;
+  c->board = NULL; /* the grid's */
   return rc != HLA_OK ? rc : e;
 }
 
@@ -346,14 +358,15 @@ static void pack_l(const hlu_ctx *c, double *lb, const int64_t *ipiv, int64_t j0
   hkern_pack(c->mloc - il0, jb, c->a + il0 + jl0 * c->lld, c->lld, lb + jb + 1);
 }
 
-/* The early broadcast of an L panel along a process row of at most HLU_EARLY_MAX ranks: the root
- * sends to each with MPI_Isend and the others MPI_Irecv. Where MPI moves a large message in one
- * piece (shared memory with single-copy: the receiver copies it itself) it needs little help from
- * the busy sender. Where it cannot (no single-copy, as in many containers; across a network
- * without progress threads) the message only moves while both sides are inside MPI, here between
- * the update's slices: on 16 cores without single-copy, process rows of 8 ranks lost 30 % and rows
- * of 16 (MPI_Ibcast) more against the blocking broadcast (bench/results/device_16core.md), while
- * rows of 2 and 4 were within a few percent. Wider rows therefore broadcast in step. */
+/* The early broadcast of an L panel by messages, along a process row of at most HLU_EARLY_MAX
+ * ranks that does not lie on one node (there the board serves): the root sends to each with
+ * MPI_Isend and the others MPI_Irecv. Where MPI moves a large message in one piece (shared memory
+ * with single-copy: the receiver copies it itself) it needs little help from the busy sender.
+ * Where it cannot (no single-copy, as in many containers; across a network without progress
+ * threads) the message only moves while both sides are inside MPI, here between the update's
+ * slices: on 16 cores without single-copy, process rows of 8 ranks lost 30 % and rows of 16
+ * (MPI_Ibcast) more against the blocking broadcast (bench/results/device_16core.md), while rows
+ * of 2 and 4 were within a few percent. Wider rows therefore broadcast in step. */
 
 typedef struct {
   MPI_Request r[HLU_EARLY_MAX];
@@ -422,20 +435,22 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
    * the owners' big update. Where the process row lies on one node (and the broadcast is the
    * library's choice) the owners post it on the row's board and the others read it in place;
    * elsewhere it goes by messages (early_post), on rows of up to HLU_EARLY_MAX ranks. */
-  const int la_flat = c->lookahead && N > 1 && c->rowlv.local == NULL && c->lbuf2 != NULL;
   const int how_auto = c->howp == NULL || c->howp->alg == HBSP_AUTO;
-  hbsp_board bd = NULL;
-  if (la_flat && how_auto) {
-    HLA_CALL(hdist_row_board(c->g, (size_t)(nb + 1 + c->mloc * nb) * sizeof(double), &bd));
-    if (bd) HLA_CALL(hbsp_board_reset(bd)); /* nothing left over from a call that failed */
-  }
+  hbsp_board bd = c->board;               /* from hlu_workspace */
+  if (bd) HLA_CALL(hbsp_board_reset(bd)); /* nothing left over from a call that failed */
+  const int la_flat = c->lookahead && N > 1 && c->rowlv.local == NULL && c->lbuf2 != NULL;
   /* Messages: two L buffers alternate, each with its requests (lq[k % 2]): a sender only reads its
    * buffer in step k+1, so it waits for its sends just before it packs panel k+2 into the same
    * buffer, by when every receiver has long had them. On the board each owner alternates two
    * slots (board_slot): it writes slot s again 2 N steps later, after its claim. */
-  const int early = la_flat && (bd != NULL || (N <= HLU_EARLY_MAX &&
-                                               (how_auto || c->howp->alg == HBSP_NATIVE) &&
-                                               (int64_t)nb + 1 + c->mloc * nb <= INT_MAX));
+  const int early =
+      bd != NULL || (la_flat && N <= HLU_EARLY_MAX && (how_auto || c->howp->alg == HBSP_NATIVE) &&
+                     (int64_t)nb + 1 + c->mloc * nb <= INT_MAX);
+  if (early) {
+    size_t w = strlen(c->why);
+    snprintf(c->why + w, sizeof c->why - w, "%s",
+             bd ? ", L panels on the row's board" : ", L panels sent early");
+  }
   hlu_early lq[2] = {{.n = 0}, {.n = 0}};
   const int spread = c->swap == HLA_SWAP_SPREAD;
   const int pre = c->lookahead && !spread; /* the next block's swaps packed early (e.) */

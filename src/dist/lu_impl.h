@@ -22,7 +22,8 @@
 /* Phases timed for hla_report, in its order. */
 enum { HLU_T_PANEL, HLU_T_LWAIT, HLU_T_SWAP, HLU_T_U, HLU_T_UPDATE, HLU_T_SOLVE, HLU_NPHASES };
 
-/* Process columns up to which the L panels leave early (point to point, lu.c). */
+/* Process columns up to which the L panels leave early by messages where the row has no board
+ * (point to point, lu.c). */
 #define HLU_EARLY_MAX 4
 
 /* Process rows up to which the distributed panel finds each pivot and trades the rows in one
@@ -86,8 +87,10 @@ typedef struct {
   char why[256];
   /* workspaces, carved by hlu_workspace from work (hdist_take) */
   double *work;
-  double *lbuf;   /* received L (or U) column panel: header + rows x nb */
-  double *lbuf2;  /* the second L buffer of the early broadcast (factorisation only) */
+  double *lbuf;  /* received L (or U) column panel: header + rows x nb */
+  double *lbuf2; /* the second L buffer of the early broadcast (factorisation only) */
+  hbsp_board
+      board;      /* the grid's board of my process row for the L panels (factorisation), or NULL */
   double *ubuf;   /* U row block (or solved right-hand-side block): nb x columns */
   double *pbuf;   /* panel: pivot row, row exchange, U12, pivot records (HLU_PBUF_WORDS) */
   double *l11;    /* L11 of the block step, nb x nb, packed (factorisation only) */
