@@ -533,9 +533,9 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
       HLA_CALL(hlu_panel(c, next0, (int)nxt, ipiv, &pinfo));
     }
     if (early && next0 < n) {
-      /* Panel k+1 leaves now: its owners send it as soon as it is factored, the other process
-       * columns post their receive before their update, and both sides move it along between
-       * the slices below. */
+      /* Panel k+1 leaves now, as soon as it is factored: its owners post it on the board, or
+       * send it while the other process columns post their receive before their update, and both
+       * sides move the messages along between the slices below. */
       const int jbn = (int)(n - next0 < nb ? n - next0 : nb);
       if (bd != NULL) {
         const int s = board_slot(k + 1, N);
