@@ -34,7 +34,7 @@
  *   panel  jb (l_c + hlu_maxloc) (M <= HLU_PANEL_FUSE_MAX: jb allgathers of M (2 jb + 2) words)
  *          + log2 jb broadcasts of <= jb^2/4 words + 2 R jb^2 flops on pc;
  *   L      R jb g_r + l_r (pipelined: about once, plus N - 2 segments; a tree: log2 N times);
- *          on the row's board (a row on one node, look-ahead): R jb words written by pc, read in
+ *          on the row's board (N > 2 on one node, look-ahead): R jb words written by pc, read in
  *          place by the others, no message and no l;
  *   swaps  2 jb C g_c + l_c (right of the panel);
  *   U      jb^2 C flops on pr + jb C g_c + l_c (pipelined as L); in parts: jb^2 C / M flops each
@@ -64,7 +64,8 @@
  *   swap       HLA_SWAP_ROWS (HLA_SWAP_SPREAD may be requested, on any process column).
  *   bcast      opts->bcast for every broadcast and max-with-location (Hasanov groups are used
  *              only where they divide the environment); HBSP_AUTO: with look-ahead on a flat
- *              process row that lies on one node the L panels are posted on the row's board;
+ *              process row of more than HLU_BOARD_MIN ranks that lies on one node the L panels
+ *              are posted on the row's board;
  *              else they leave early by messages on rows of up to HLU_EARLY_MAX ranks (also with
  *              HBSP_NATIVE); the L panels that do not leave early and the U row blocks go by the
  *              BSP layer's pipelined broadcast on more than two ranks (hlu_big_how), the rest by
@@ -291,9 +292,11 @@ int hlu_workspace(hlu_ctx *c, int factor, hmat B) {
   const int64_t nb = c->nb, lw = nb + 1 + c->mloc * nb, iw = 3 * c->n > 1 ? 3 * c->n : 1;
   int64_t cols = factor ? c->nloc : 0;
   /* The factorisation posts its L panels on the row's board (the grid's, kept between calls)
-   * where it can (hlu_factor_run); the second L buffer is then not needed. */
+   * where it can (hlu_factor_run); the second L buffer is then not needed. Not on rows of 2,
+   * where the early messages need little progress and the board measured 2 % slower (2-core
+   * 1x2 and 16-core 8x2, 7 of 8 alternating pairs; bench/results/device_16core.md). */
   c->board = NULL;
-  if (factor && c->lookahead && c->N > 1 && c->rowlv.local == NULL &&
+  if (factor && c->lookahead && c->N > HLU_BOARD_MIN && c->rowlv.local == NULL &&
       (c->howp == NULL || c->howp->alg == HBSP_AUTO))
     HLA_CALL(hdist_row_board(c->g, (size_t)lw * sizeof(double), &c->board));
   if (B != NULL && B->nloc > cols) cols = B->nloc;
@@ -432,9 +435,10 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
   /* Early L broadcast: with look-ahead on a flat process row and the library's or MPI's own
    * broadcast, panel k+1 leaves as soon as it is factored, while its owners still update the rest
    * of the trailing matrix; the other process columns pick it up in step k+1, so nobody waits for
-   * the owners' big update. Where the process row lies on one node (and the broadcast is the
-   * library's choice) the owners post it on the row's board and the others read it in place;
-   * elsewhere it goes by messages (early_post), on rows of up to HLU_EARLY_MAX ranks. */
+   * the owners' big update. Where the process row of more than HLU_BOARD_MIN ranks lies on one
+   * node (and the broadcast is the library's choice) the owners post it on the row's board and
+   * the others read it in place; elsewhere it goes by messages (early_post), on rows of up to
+   * HLU_EARLY_MAX ranks. */
   const int how_auto = c->howp == NULL || c->howp->alg == HBSP_AUTO;
   hbsp_board bd = c->board;               /* from hlu_workspace */
   if (bd) HLA_CALL(hbsp_board_reset(bd)); /* nothing left over from a call that failed */

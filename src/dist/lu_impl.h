@@ -25,6 +25,9 @@ enum { HLU_T_PANEL, HLU_T_LWAIT, HLU_T_SWAP, HLU_T_U, HLU_T_UPDATE, HLU_T_SOLVE,
 /* Process columns up to which the L panels leave early by messages where the row has no board
  * (point to point, lu.c). */
 #define HLU_EARLY_MAX 4
+/* Process columns beyond which the L panels go on the row's board where the row lies on one node
+ * (lu.c: hlu_workspace). */
+#define HLU_BOARD_MIN 2
 
 /* Process rows up to which the distributed panel finds each pivot and trades the rows in one
  * allgather of every rank's candidate row (and the diagonal row) instead of a max-with-location

@@ -74,7 +74,7 @@
  *   update  dgemm(R', C, jb), R' = local rows >= j0 + jb.
  *   Without look-ahead (or N = 1) a step is the sum. With look-ahead and N > 1 the owner of block
  *   k + 1 updates that block, factors panel k + 1 and (flat rows) posts its L panel on the row's
- *   board (a row on one node, the library's broadcasts: the others read it in place, L = 0) or
+ *   board (N > 2 on one node, the library's broadcasts: the others read it in place, L = 0) or
  *   sends it at once (MPI's broadcast or the library's, up to HLU_EARLY_MAX process columns), so a
  *   step costs L (1 - ovl) + swaps + U + max(update of everything, update of block k + 1 + panel
  *   k + 1). One process (1 x 1):
@@ -647,7 +647,7 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
   int la = c->lookahead > 0 && N > 1;
   int flat_row = la && (!hier || row.spans <= 1 || row.per_node <= 1);
   /* the L panel posted on the row's board (one node, the library's broadcasts) or sent early */
-  int board = flat_row && row.spans <= 1 && c->bcast_alg == HBSP_AUTO;
+  int board = flat_row && N > HLU_BOARD_MIN && row.spans <= 1 && c->bcast_alg == HBSP_AUTO;
   int early = board || (flat_row && N <= HLU_EARLY_MAX &&
                         (c->bcast_alg == HBSP_AUTO || c->bcast_alg == HBSP_NATIVE));
   /* the L and U broadcasts: pipelined on more than two ranks unless asked otherwise (lu.c) */
