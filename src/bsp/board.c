@@ -154,13 +154,13 @@ int hbsp_board_create(hbsp_env env, size_t bytes, int slots, hbsp_board *board) 
   b->posted = calloc((size_t)slots, sizeof *b->posted);
   rc = b->seg && b->seen && b->posted ? HLA_OK
                                       : HBSP_FAIL(env, HLA_ERR_NOMEM, "hbsp_board_create: memory");
-  HLA_CALL(hbsp_agree(env, rc));
-  rc = board_map(b);
+  rc = hbsp_agree(env, rc);
+  if (rc == HLA_OK) rc = board_map(b);
   if (rc == HLA_ERR_NOMEM) { /* agreed inside: no board, and no error (messages will do) */
     board_destroy(b);
     return HLA_OK;
   }
-  if (rc != HLA_OK) rc = HBSP_FAIL(env, rc, "hbsp_board_create: MPI failed on the shared window");
+  if (rc == HLA_ERR_MPI) rc = HBSP_FAIL(env, rc, "hbsp_board_create: MPI failed on the window");
   rc = hbsp_agree(env, rc);
   if (rc != HLA_OK) {
     board_destroy(b);
