@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Device calls 3-12 but 5 (bench/results/device_16core.md): build, then LU at P = 16 with
-# bench_lu's phase line.   bench/results/device_run_lu16.sh 3|4|6|7|8|10|11|12
+# Device calls 3-18 but 5 (bench/results/device_16core.md): build, then LU at P = 16 with
+# bench_lu's phase line.   bench/results/device_run_lu16.sh 3|4|6|7|8|10|11|12|13|...|18
 # (3, 4: see the file; 6 (also call 9): ScaLAPACK and hla flat on every grid, then HPL on the same grids, all in one call;
 #  7: hla flat with --swap rows against --swap spread, alternating, on 4x4, 2x8 and 8x2;
 #  8: hla flat with the early L broadcast (default on rows of <= 4) against a blocking binomial;
 #  10: the broadcast algorithms (MPI's, hla's pipeline and scatter-allgather) on 1x16, 2x8, 4x4;
 #  11: hla flat on every grid (pipelined L and U broadcasts by default), 8x2 also with MPI's
 #      broadcast for U, then HPL on the same grids;
-#  12: 4x4 and 8x2 with the default (pipelined U) against MPI's broadcast for U.)
+#  12: 4x4 and 8x2 with the default (pipelined U) against MPI's broadcast for U;
+#  13-18 (session 9): against older commits built from .dev/hla-NAME.tar.gz, see the cases.)
 # Run on the device from the repository root with .dev/ prepared as bench/device_scaling.sh says
 # (the .debs and a git archive of the commit under test); results under $OUT.
 cd "$(dirname "$0")/../.."  # the repository root (this file lives in bench/results)
