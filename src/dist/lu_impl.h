@@ -369,10 +369,11 @@ int hlu_trsolve(hlu_ctx *ctx, hmat B, char uplo);
 
 /* B := U^-1 L^-1 B for B with few columns (HLU_FANIN_MAX_NRHS at most; the caller applied the
  * interchanges): fan-in solves in which only thin vectors move (trsolve.c). Collective over
- * HGRID_ALL; allocates 2 (mloc + nb) nrhs words (HLA_ERR_NOMEM agreed). BSP cost per block and
- * triangle: a reduce over one process row and a broadcast down one process column of jb nrhs
- * words, 2 R jb nrhs flops on one process column; then one superstep of every process row moving
- * n nrhs / M words. */
+ * HGRID_ALL; allocates (mloc + (N > M ? nloc : mloc) + 2 nb) nrhs words (HLA_ERR_NOMEM agreed).
+ * BSP cost per block and triangle: a reduce over one process row and a broadcast down one process
+ * column of jb nrhs words, 2 R jb nrhs flops on each rank of one process column (N <= M; R its
+ * rows below the block) or 2 C jb nrhs on each rank of one process row (N > M, left-looking; C
+ * its solved columns); then one superstep of every process row moving n nrhs / M words. */
 int hlu_trsolve_fanin(hlu_ctx *ctx, hmat B);
 
 /* Right-hand sides up to which the solve runs by fan-in: below about nb columns the triangle's

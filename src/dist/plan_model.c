@@ -779,12 +779,16 @@ double hp_solve_time(const hp_ctx *x, int64_t n, int M, int N, int nb, int nrhs)
   int64_t steps = (n + nb - 1) / nb;
   if (nrhs <= HLU_FANIN_MAX_NRHS) {
     /* fan-in: per block a reduce over a process row and a broadcast down a process column of
-     * the thin block, the diagonal trsm and one process column's dgemm (reading its part of the
-     * triangle), all on the critical path; then one superstep per row hands x to B's holders */
+     * the thin block, the diagonal trsm and the block's sums (reading a part of the triangle),
+     * all on the critical path: one process column's rows below the block (N <= M) or, left-
+     * looking (N > M), one process row's solved columns, R or C of them per rank; then one
+     * superstep per row hands x to B's holders */
     hp_env rowall = hp_env_of(x, 0, 1, N);
     for (int64_t k = 0; k < steps; k++) {
       int64_t j0 = k * nb, j1 = j0 + nb < n ? j0 + nb : n;
-      double jb = (double)(j1 - j0), R = local_from(n, j1, nb, M), m = 8.0 * jb * nrhs;
+      double jb = (double)(j1 - j0), m = 8.0 * jb * nrhs;
+      /* the forward and backward solves see R rows below and C columns solved: the mean of both */
+      double R = N > M ? 0.5 * (double)n / N : local_from(n, j1, nb, M);
       double one = hp_bcast(x, rowall, HBSP_NATIVE, m) + hp_bcast(x, col, HBSP_NATIVE, m) +
                    0.6 * hp_gemm(x, jb, nrhs, jb) + hp_gemm(x, R, nrhs, jb) +
                    pack_t(x, 8.0 * R * jb);

@@ -92,16 +92,23 @@ int hlu_trsolve(hlu_ctx *c, hmat B, char uplo) {
  *   4. W(rest) += T(rest, k) x_k on process column pc.          (dgemm)
  * The forward solve leaves y = L^-1 b where the backward one needs it (block k on (pr, pc)), so
  * the two run back to back and B gets x once, at the end, in one superstep of every process row.
- * Only the thin vectors move: about 2 n nrhs (log2 N + log2 M) words in all, against n^2 / M. */
+ * Only the thin vectors move: about 2 n nrhs (log2 N + log2 M) words in all, against n^2 / M.
+ * Step 4 keeps one process column busy per block (its M ranks) while the others wait for the next
+ * reduce. Where the process rows are wider than the columns (N > M) the sums are formed left-
+ * looking instead: every rank keeps the x of its own solved column blocks (Xm) and, when block k
+ * comes up, the ranks of process row pr compute W(block k) = T(block k, my solved blocks) Xm
+ * (4'.), all N of them at once, before the reduce. Same words moved, same flops; the work of a
+ * block is spread over N ranks instead of M (1 x 2, n = 6000: the solve 0.024 -> 0.011 s). */
 
 /* One triangle by fan-in; Y (mloc x nrhs, ld mloc) holds b (U) or receives the solution blocks of
  * my diagonal blocks; for L, b comes from B's holders. */
 static int fanin(hlu_ctx *c, hmat B, char uplo, double *Y, double *W, double *s, double *x) {
   const int64_t n = c->n, lld = c->lld, ld = c->mloc > 1 ? c->mloc : 1, nrhs = B->n;
   const int nb = c->nb, M = c->M, N = c->N, me_r = c->myrow, me_c = c->mycol;
-  const int lower = uplo == 'L';
-  const int64_t nblk = (n + nb - 1) / nb;
-  memset(W, 0, (size_t)(ld * nrhs) * sizeof *W);
+  const int lower = uplo == 'L', left = N > M;
+  const int64_t nblk = (n + nb - 1) / nb, ldx = c->nloc > 1 ? c->nloc : 1;
+  double *Xm = W; /* left-looking: W holds my solved x by local column (nloc x nrhs) instead */
+  if (!left) memset(W, 0, (size_t)(ld * nrhs) * sizeof *W);
   for (int64_t t = 0; t < nblk; t++) {
     const int64_t k = lower ? t : nblk - 1 - t, j0 = k * nb;
     const int jb = (int)(n - j0 < nb ? n - j0 : nb);
@@ -109,9 +116,20 @@ static int fanin(hlu_ctx *c, hmat B, char uplo, double *Y, double *W, double *s,
     const int64_t il0 = hmat_numroc(j0, nb, me_r, M), il1 = hmat_numroc(j0 + jb, nb, me_r, M);
     const double *Tk = me_c == pc ? c->a + hmat_idx_g2l(j0, nb, N) * lld : NULL; /* block k */
     if (me_r == pr) {
-      /* 1. */
-      for (int64_t j = 0; j < nrhs; j++)
-        for (int i = 0; i < jb; i++) s[i + j * jb] = -W[il0 + i + j * ld];
+      /* 1. (4'. first: my solved column blocks are my local columns left of block k (L) or right
+       * of it (U)) */
+      if (left) {
+        const int64_t jl0 = hmat_numroc(j0, nb, me_c, N), jl1 = hmat_numroc(j0 + jb, nb, me_c, N);
+        const int64_t c0 = lower ? 0 : jl1, c1 = lower ? jl0 : c->nloc;
+        if (c1 > c0)
+          HLA_CALL(hkern_dgemm('N', 'N', jb, nrhs, c1 - c0, -1.0, c->a + il0 + c0 * lld, lld,
+                               Xm + c0, ldx, 0.0, s, jb));
+        else
+          memset(s, 0, (size_t)(jb * nrhs) * sizeof *s);
+      } else {
+        for (int64_t j = 0; j < nrhs; j++)
+          for (int i = 0; i < jb; i++) s[i + j * jb] = -W[il0 + i + j * ld];
+      }
       if (lower) {
         for (int64_t jj = 0; jj < B->nloc; jj++) {
           const double *b = B->data + il0 + jj * B->lld;
@@ -137,6 +155,11 @@ static int fanin(hlu_ctx *c, hmat B, char uplo, double *Y, double *W, double *s,
     if (me_c != pc) continue;
     /* 3. */
     HLA_CALL(hlu_bcast(&c->collv, x, (size_t)(jb * nrhs) * sizeof *x, pr, c->howp));
+    if (left) { /* x_k joins my solved blocks */
+      const int64_t jl0 = hmat_idx_g2l(j0, nb, N);
+      for (int64_t j = 0; j < nrhs; j++) memcpy(Xm + jl0 + j * ldx, x + j * jb, jb * sizeof *x);
+      continue;
+    }
     /* 4. */
     const int64_t u0 = lower ? il1 : 0, u1 = lower ? c->mloc : il0;
     if (u1 > u0)
@@ -199,13 +222,14 @@ static int fanin_to_b(hlu_ctx *c, hmat B, const double *Y) {
 
 int hlu_trsolve_fanin(hlu_ctx *c, hmat B) {
   const int64_t ld = c->mloc > 1 ? c->mloc : 1, nrhs = B->n, nb = c->nb;
-  double *Y = hdist_alloc(2 * ld * nrhs + 2 * nb * nrhs);
+  const int64_t lw = c->N > c->M ? (c->nloc > 1 ? c->nloc : 1) : ld; /* W, or Xm (fanin) */
+  double *Y = hdist_alloc((ld + lw) * nrhs + 2 * nb * nrhs);
   int code = Y ? HLA_OK
                : HBSP_FAIL(c->all, HLA_ERR_NOMEM, "LU solve: cannot allocate %lld words",
-                           (long long)(2 * ld * nrhs + 2 * nb * nrhs));
+                           (long long)((ld + lw) * nrhs + 2 * nb * nrhs));
   code = hbsp_agree(c->all, code);
   if (code != HLA_OK) return code;
-  double *W = Y + ld * nrhs, *s = W + ld * nrhs, *x = s + nb * nrhs;
+  double *W = Y + ld * nrhs, *s = W + lw * nrhs, *x = s + nb * nrhs;
   code = fanin(c, B, 'L', Y, W, s, x);
   if (code == HLA_OK) code = fanin(c, B, 'U', Y, W, s, x);
   if (code == HLA_OK) code = fanin_to_b(c, B, Y);
