@@ -45,6 +45,14 @@ static void hier_equals_flat_on(const tgrid *t, void *ctx) {
     } else {
       CU_ASSERT_EQUAL(rep.lu_alg, algs[v]);
     }
+    if (v == 0 && t->member && t->N > 1) { /* the L panels: a board only on a row in one node */
+      const int first = t->rank / t->N * t->N, P = t->M * t->N;
+      const int one = vnode(first, P) == vnode(first + t->N - 1, P);
+      if (one && t->N > 2) CU_ASSERT_PTR_NOT_NULL(strstr(rep.why, "L panels on the row's board"));
+      if ((!one || t->N == 2) && t->N <= 4)
+        CU_ASSERT_PTR_NOT_NULL(strstr(rep.why, "L panels sent early"));
+      if (!one) CU_ASSERT_PTR_NULL(strstr(rep.why, "board"));
+    }
   }
   if (t->rank == 0) {
     for (int v = 1; v < 3; v++) {
