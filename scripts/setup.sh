@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Install what hla needs on Debian (if missing), then configure and build.
-#   scripts/setup.sh [build-dir] [extra cmake args...]
+#   scripts/setup.sh [build-dir] [extra cmake args...]     (HLA_EXTRA_PKGS: more Debian packages)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build}
 shift || true
 
-pkgs="cmake make gcc pkg-config libopenmpi-dev openmpi-bin libopenblas-dev liblapacke-dev libcunit1-dev libscalapack-openmpi-dev hpcc"
+pkgs="cmake make gcc pkg-config libopenmpi-dev openmpi-bin libopenblas-dev liblapacke-dev libcunit1-dev libscalapack-openmpi-dev hpcc ${HLA_EXTRA_PKGS:-}"
 missing=""
 for p in $pkgs; do
   dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

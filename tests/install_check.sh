@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Install hla from a build folder into a temporary prefix and build examples/quickstart.c against
 # it as a user would: the MPI compiler wrapper and pkg-config, nothing from the source tree.
-#   install_check.sh BUILD_DIR MPIEXEC NP_FLAG [MPIEXEC_FLAGS...]
+#   install_check.sh BUILD_DIR MPICC MPIEXEC NP_FLAG [MPIEXEC_FLAGS...]
 set -euo pipefail
-build=$1 mpiexec=$2 npflag=$3
-shift 3
+build=$1 mpicc=$2 mpiexec=$3 npflag=$4
+shift 4
 src=$(cd "$(dirname "$0")/.." && pwd)
 prefix=$(mktemp -d)
 trap 'rm -rf "$prefix"' EXIT
@@ -23,6 +23,6 @@ sed -i "s|^prefix=.*|prefix=$prefix|" "$prefix/lib/pkgconfig/hla.pc"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 cp "$src/examples/quickstart.c" "$prefix/"
 # HLA_USER_CFLAGS: extra flags of the user's build (the sanitizer build passes its sanitizers).
-(cd "$prefix" && mpicc -O2 ${HLA_USER_CFLAGS:-} quickstart.c $(pkg-config --cflags --libs hla) \
+(cd "$prefix" && "$mpicc" -O2 ${HLA_USER_CFLAGS:-} quickstart.c $(pkg-config --cflags --libs hla) \
   -Wl,-rpath,"$prefix/lib" -o quickstart)
 "$mpiexec" "$npflag" 2 "$@" "$prefix/quickstart" 64

@@ -40,6 +40,14 @@ int hbsp_coll_allgather(hbsp_env env, const void *send, void *recv, size_t bytes
 #define HBSP_COLL_SEGMENT ((size_t)64 << 10)
 /* Workspaces up to this size stay cached on the environment between calls. */
 #define HBSP_COLL_WS_KEEP ((size_t)16 << 20)
+/* MPICH before 4.2 (Debian 12 ships 4.0.2) crashes in MPI_Reduce with MPI_IN_PLACE at a root
+ * other than 0 (pmodels/mpich#6540, fixed by #6543): there the NATIVE reduce gives the root's
+ * own part from a copy in the workspace instead. */
+#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION < 40200000
+#define HBSP_REDUCE_INPLACE_COPY 1
+#else
+#define HBSP_REDUCE_INPLACE_COPY 0
+#endif
 
 /* Sub-environments of the two-level form for one group count G. */
 typedef struct hbsp_coll_groups_s {

@@ -49,8 +49,10 @@ size_t hbsp_coll_reduce_ws(hbsp_alg alg, int P, int v, size_t count, size_t esz,
   if (P == 1) return 0;
   switch (alg) {
   case HBSP_AUTO:
-  case HBSP_NATIVE:
-    return 0;
+  case HBSP_NATIVE: /* the root's copy of its part, one MPI message at a time (reduce_native) */
+    return HBSP_REDUCE_INPLACE_COPY && v == 0
+               ? hbsp_ws_round(m < HBSP_COLL_CHUNK ? m : HBSP_COLL_CHUNK)
+               : 0;
   case HBSP_FLAT:
     return v == 0 ? m : 0;
   case HBSP_BINOMIAL: /* accumulator off the root, incoming vector where there are children */
@@ -71,9 +73,11 @@ static int reduce_native(const hbsp_coll_ctx *c, const char *send, char *recv, s
   MPI_Op mop;
   hbsp_coll_mpi_op(c->cache, type, op, &dt, &mop);
   int in_place = e->rank == root && send == recv;
+  const int copy_in = in_place && root != 0 && HBSP_REDUCE_INPLACE_COPY;
   for (size_t off = 0; off < count; off += step) {
     size_t n = count - off < step ? count - off : step;
     const void *s = in_place ? MPI_IN_PLACE : (const void *)(send + off * esz);
+    if (copy_in) s = memcpy(c->ws, send + off * esz, n * esz);
     void *r = e->rank == root ? recv + off * esz : NULL; /* recv may be NULL elsewhere */
     HBSP_MPI(e, MPI_Reduce(s, r, (int)n, dt, mop, root, e->comm));
   }
