@@ -21,6 +21,13 @@ typedef struct {
 #define HDIST_KEEP_WORDS ((int64_t)32 << 20) /* 256 MiB */
 #define HDIST_SLACK      ((int64_t)1 << 18)  /* 2 MiB */
 
+/* A board kept by the grid for one of its environments (hdist_row_board). */
+typedef struct {
+  int on_node;  /* the environment lies on one node (virtual nodes count) */
+  hbsp_board b; /* made on first use, or NULL */
+  size_t none;  /* MPI could not map a board of this many bytes (0: not tried) */
+} hdist_board;
+
 struct hgrid_s {
   hbsp_env parent; /* the caller's environment (borrowed, not freed) */
   hbsp_env all;    /* own twin of parent, same rank order: rank = myrow N + mycol */
@@ -32,9 +39,9 @@ struct hgrid_s {
   hplan_machine *machine; /* the planner's machine model (src/dist/plan*.c), owned; or NULL */
   int plan_state;         /* 0: not looked for yet, 1: machine set, -1: none (rules apply) */
   hdist_block cache[HDIST_BLOCKS]; /* workspaces kept between operations (hdist_take) */
-  int row_on_node;                 /* my process row lies on one node (virtual nodes count) */
-  hbsp_board rowboard;             /* the LU's board on my process row (hdist_row_board), or NULL */
-  size_t rowboard_none;            /* MPI could not map a board of this many bytes (0: not tried) */
+  /* The LU's boards on my process row (L panels) and column (pivot records): hdist_row_board,
+   * hdist_col_board. */
+  hdist_board rowb, colb;
 };
 
 struct hmat_s {
@@ -68,8 +75,10 @@ double *hdist_take(hgrid g, int64_t count);
 /* The board of g's process row with 2 slots of at least `bytes` bytes on every rank, or NULL where
  * the row does not lie on one node or MPI cannot map shared memory. Made on first use and kept
  * (a larger one replaces it) until hgrid_free, so that the pages are mapped and faulted once.
- * Collective over g's row (bytes global there). */
+ * Collective over g's row (bytes global there). hdist_col_board: the same for g's process column
+ * (collective over it). */
 int hdist_row_board(hgrid g, size_t bytes, hbsp_board *board);
+int hdist_col_board(hgrid g, size_t bytes, hbsp_board *board);
 
 /* Give back a block of hdist_take (NULL: nothing). Local. */
 void hdist_give(hgrid g, double *p);

@@ -117,7 +117,8 @@ static void auto_shape(int P, int *M, int *N) {
 /* Free whatever part of the grid exists. Collective over g->all (every environment of a grid has
  * been made by all its ranks or by none). Returns the first error. */
 static int grid_destroy(hgrid g) {
-  int code = hbsp_board_free(&g->rowboard), e;
+  int code = hbsp_board_free(&g->rowb.b), e = hbsp_board_free(&g->colb.b);
+  if (code == HLA_OK) code = e;
   hbsp_env *envs[] = {&g->cross, &g->node, &g->col, &g->row, &g->all};
   for (size_t i = 0; i < sizeof envs / sizeof envs[0]; i++) {
     if (*envs[i] == NULL) continue;
@@ -143,12 +144,15 @@ static int grid_build(hgrid g, hbsp_env env) {
   int leader = g->node_rank == 0, nnodes = 0;
   HLA_CALL(hbsp_allreduce(g->all, &leader, &nnodes, 1, HBSP_INT, HBSP_SUM, NULL));
   g->nnodes = nnodes;
-  /* my row on one node: the lowest grid rank of each node names it, the row compares the names */
+  /* my row (column) on one node: the lowest grid rank of each node names it, the row (column)
+   * compares the names */
   int id[2], lim[2];
   HLA_CALL(hbsp_allreduce(g->node, &rank, &id[0], 1, HBSP_INT, HBSP_MIN, NULL));
   id[1] = -id[0];
   HLA_CALL(hbsp_allreduce(g->row, id, lim, 2, HBSP_INT, HBSP_MAX, NULL));
-  g->row_on_node = lim[0] == -lim[1];
+  g->rowb.on_node = lim[0] == -lim[1];
+  HLA_CALL(hbsp_allreduce(g->col, id, lim, 2, HBSP_INT, HBSP_MAX, NULL));
+  g->colb.on_node = lim[0] == -lim[1];
 
   /* The thread policy needs the ranks that really share this node's cores, which virtual nodes
    * (HLA_VIRTUAL_NODES) do not tell. */
@@ -165,15 +169,22 @@ static int grid_build(hgrid g, hbsp_env env) {
   return hkern_threads_apply(shm_size, &g->threads);
 }
 
-int hdist_row_board(hgrid g, size_t bytes, hbsp_board *board) {
-  if (g->rowboard && hbsp_board_bytes(g->rowboard) < bytes) HLA_CALL(hbsp_board_free(&g->rowboard));
-  if (g->rowboard == NULL && g->row_on_node && hbsp_size(g->row) > 1 &&
-      (g->rowboard_none == 0 || bytes < g->rowboard_none)) {
-    HLA_CALL(hbsp_board_create(g->row, bytes, 2, &g->rowboard));
-    if (g->rowboard == NULL) g->rowboard_none = bytes; /* not again for as much */
+static int env_board(hbsp_env env, hdist_board *kb, size_t bytes, hbsp_board *board) {
+  if (kb->b && hbsp_board_bytes(kb->b) < bytes) HLA_CALL(hbsp_board_free(&kb->b));
+  if (kb->b == NULL && kb->on_node && hbsp_size(env) > 1 && (kb->none == 0 || bytes < kb->none)) {
+    HLA_CALL(hbsp_board_create(env, bytes, 2, &kb->b));
+    if (kb->b == NULL) kb->none = bytes; /* not again for as much */
   }
-  *board = g->rowboard;
+  *board = kb->b;
   return HLA_OK;
+}
+
+int hdist_row_board(hgrid g, size_t bytes, hbsp_board *board) {
+  return env_board(g->row, &g->rowb, bytes, board);
+}
+
+int hdist_col_board(hgrid g, size_t bytes, hbsp_board *board) {
+  return env_board(g->col, &g->colb, bytes, board);
 }
 
 int hgrid_create(hbsp_env env, int M, int N, hgrid *gout) {

@@ -299,6 +299,13 @@ int hlu_workspace(hlu_ctx *c, int factor, hmat B) {
   if (factor && c->lookahead && c->N > HLU_BOARD_MIN && c->rowlv.local == NULL &&
       (c->howp == NULL || c->howp->alg == HBSP_AUTO))
     HLA_CALL(hdist_row_board(c->g, (size_t)lw * sizeof(double), &c->board));
+  /* The distributed panel's pivot records (lu_panel.c) go on the column's board where the column
+   * lies on one node: one post and M - 1 reads in place per panel column instead of an allgather
+   * through MPI. */
+  c->pboard = NULL;
+  if (factor && c->M > 1 && c->M <= HLU_PANEL_FUSE_MAX && c->collv.local == NULL &&
+      (c->howp == NULL || c->howp->alg == HBSP_AUTO))
+    HLA_CALL(hdist_col_board(c->g, (size_t)(2 + 2 * nb) * sizeof(double), &c->pboard));
   if (B != NULL && B->nloc > cols) cols = B->nloc;
   /* The buffers carved from the grid's workspace (kept between calls), each rounded to 8 words
    * so that every one starts 64-byte aligned; the index lists take words of 8 bytes too. */
@@ -327,7 +334,7 @@ int hlu_teardown(hlu_ctx *c) {
   hdist_give(c->g, c->work);
   c->work = c->lbuf = c->lbuf2 = c->ubuf = c->pbuf = c->l11 = NULL;
   c->iwork = c->swork = NULL;
-  c->board = NULL; /* the grid's */
+  c->board = c->pboard = NULL; /* the grid's */
   return rc != HLA_OK ? rc : e;
 }
 
@@ -442,6 +449,8 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
   const int how_auto = c->howp == NULL || c->howp->alg == HBSP_AUTO;
   hbsp_board bd = c->board;               /* from hlu_workspace */
   if (bd) HLA_CALL(hbsp_board_reset(bd)); /* nothing left over from a call that failed */
+  if (c->pboard) HLA_CALL(hbsp_board_reset(c->pboard));
+  c->pex = 0;
   const int la_flat = c->lookahead && N > 1 && c->rowlv.local == NULL && c->lbuf2 != NULL;
   /* Messages: two L buffers alternate, each with its requests (lq[k % 2]): a sender only reads its
    * buffer in step k+1, so it waits for its sends just before it packs panel k+2 into the same
@@ -454,6 +463,10 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
     size_t w = strlen(c->why);
     snprintf(c->why + w, sizeof c->why - w, "%s",
              bd ? ", L panels on the row's board" : ", L panels sent early");
+  }
+  if (c->pboard) {
+    size_t w = strlen(c->why);
+    snprintf(c->why + w, sizeof c->why - w, ", pivots on the column's board");
   }
   hlu_early lq[2] = {{.n = 0}, {.n = 0}};
   const int spread = c->swap == HLA_SWAP_SPREAD;

@@ -93,14 +93,17 @@ typedef struct {
   double *lbuf;  /* received L (or U) column panel: header + rows x nb */
   double *lbuf2; /* the second L buffer of the early broadcast (factorisation only) */
   hbsp_board
-      board;      /* the grid's board of my process row for the L panels (factorisation), or NULL */
-  double *ubuf;   /* U row block (or solved right-hand-side block): nb x columns */
-  double *pbuf;   /* panel: pivot row, row exchange, U12, pivot records (HLU_PBUF_WORDS) */
-  double *l11;    /* L11 of the block step, nb x nb, packed (factorisation only) */
-  int64_t *swork; /* row lists of hlu_swap_spread: 2 nb entries (factorisation only) */
-  int64_t *iwork; /* composed interchanges: 3 n entries (hlu_perm_pairs) */
-  hla_buf msg;    /* packing for row moves */
-  hlu_rows rows;  /* the row move under way */
+      board; /* the grid's board of my process row for the L panels (factorisation), or NULL */
+  hbsp_board pboard; /* the grid's board of my process column for the panel's pivot records
+                        (factorisation, flat column), or NULL */
+  int64_t pex;       /* pivot records posted on pboard since the factorisation began */
+  double *ubuf;      /* U row block (or solved right-hand-side block): nb x columns */
+  double *pbuf;      /* panel: pivot row, row exchange, U12, pivot records (HLU_PBUF_WORDS) */
+  double *l11;       /* L11 of the block step, nb x nb, packed (factorisation only) */
+  int64_t *swork;    /* row lists of hlu_swap_spread: 2 nb entries (factorisation only) */
+  int64_t *iwork;    /* composed interchanges: 3 n entries (hlu_perm_pairs) */
+  hla_buf msg;       /* packing for row moves */
+  hlu_rows rows;     /* the row move under way */
   /* U12 streamed from pr in this block step (lu_ublock.c): the requests of its messages still
    * open (pr: its sends; the others: their receives), in column order, request i for the message
    * that starts at local column ufrom[i] */
@@ -351,7 +354,8 @@ int hlu_swap_left(hlu_ctx *ctx, const int64_t *ipiv);
  * the process column that owns it; ipiv[j0..j0+jb) and *info (first zero pivot, global, or -1) are
  * set on every rank of that column. Called by the ranks of that process column only.
  * Collective over ctx->collv.env. BSP cost: per column hlu_pivot + one superstep exchanging the
- * pivot row (h = M jb), or (flat, M <= HLU_PANEL_FUSE_MAX) one allgather of M (2 jb + 2) words;
+ * pivot row (h = M jb), or (flat, M <= HLU_PANEL_FUSE_MAX) one allgather of M (2 jb + 2) words
+ * (on ctx->pboard: each rank posts its record and reads the others' in place, no message);
  * per recursion level a broadcast of the U12 block (<= jb^2/4 words), and
  * about 2 (n - j0) jb^2 / M flops; M = 1: the node-local recursive kernel, no communication. */
 int hlu_panel(hlu_ctx *ctx, int64_t j0, int jb, int64_t *ipiv, int64_t *info);

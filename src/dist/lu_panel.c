@@ -43,32 +43,58 @@ typedef struct {
   int64_t *ipiv, *info;
 } panel_t;
 
-/* Steps 1 and 2 above in one allgather (fused form). Collective over the column. */
+/* Steps 1 and 2 above in one allgather (fused form), or on the column's board (ctx->pboard): each
+ * rank posts its record in one of its two slots, alternating, and reads the others' in place; a
+ * slot is written again two exchanges later, by when every reader has long said it is done, so
+ * the claim does not wait. Collective over the column. */
 static int pivot_exchange(panel_t *p, int64_t gcol, int64_t cc, hbsp_dloc *piv) {
   hlu_ctx *c = p->c;
   const int M = c->M, me = c->myrow, nb = c->nb;
   const int64_t lld = c->lld, jb = p->jb, w = 2 + 2 * jb;
-  double *mine = p->rec, *all = p->rec + w;
+  hbsp_board bd = c->pboard;
+  const int s = (int)(c->pex % 2);
+  double *mine = p->rec;
+  if (bd != NULL) {
+    HLA_CALL(hbsp_board_claim(bd, s));
+    mine = hbsp_board_slot(bd, me, s);
+  }
   int64_t lr = hlu_pivot_local(c, gcol, p->jl0 + cc, piv);
   memcpy(mine, &piv->value, sizeof(double));
   memcpy(mine + 1, &piv->index, sizeof(int64_t));
   for (int64_t j = 0; j < jb; j++) mine[2 + j] = lr >= 0 ? p->p0[lr + j * lld] : 0.0;
   const int64_t lg = me == p->pr ? hmat_idx_g2l(gcol, nb, M) : -1;
   for (int64_t j = 0; j < jb; j++) mine[2 + jb + j] = lg >= 0 ? p->p0[lg + j * lld] : 0.0;
-  HLA_CALL(hbsp_coll_allgather(c->collv.env, mine, all, (size_t)w * sizeof(double), NULL));
+  const double *rec[HLU_PANEL_FUSE_MAX] = {NULL}; /* the records of the M ranks */
+  if (bd != NULL) {
+    HLA_CALL(hbsp_board_post(bd, s));
+    for (int q = 0; q < M; q++) {
+      const void *d = mine;
+      if (q != me) HLA_CALL(hbsp_board_wait(bd, q, s, &d));
+      rec[q] = d;
+    }
+  } else {
+    double *all = p->rec + w;
+    HLA_CALL(hbsp_coll_allgather(c->collv.env, mine, all, (size_t)w * sizeof(double), NULL));
+    for (int q = 0; q < M; q++) rec[q] = all + q * w;
+  }
   int best = 0;
   for (int q = 0; q < M; q++) {
     hbsp_dloc a, b;
-    memcpy(&a.value, all + q * w, sizeof(double)), memcpy(&a.index, all + q * w + 1, 8);
-    memcpy(&b.value, all + best * w, sizeof(double)), memcpy(&b.index, all + best * w + 1, 8);
+    memcpy(&a.value, rec[q], sizeof(double)), memcpy(&a.index, rec[q] + 1, 8);
+    memcpy(&b.value, rec[best], sizeof(double)), memcpy(&b.index, rec[best] + 1, 8);
     if (q == 0 || hbsp_dloc_wins(&a, &b, 1)) best = q, *piv = a;
   }
-  memcpy(p->prow, all + best * w + 2, (size_t)jb * sizeof(double));
+  memcpy(p->prow, rec[best] + 2, (size_t)jb * sizeof(double));
   const int64_t r = piv->index;
   if (r != gcol && hmat_idx_owner(r, nb, M) == me) { /* the old diagonal row to the pivot's place */
-    const double *old = all + p->pr * w + 2 + jb;
+    const double *old = rec[p->pr] + 2 + jb;
     int64_t lp = hmat_idx_g2l(r, nb, M);
     for (int64_t j = 0; j < jb; j++) p->p0[lp + j * lld] = old[j];
+  }
+  if (bd != NULL) {
+    for (int q = 0; q < M; q++)
+      if (q != me) HLA_CALL(hbsp_board_done(bd, q, s));
+    c->pex++;
   }
   if (lg >= 0)
     for (int64_t j = 0; j < jb; j++) p->p0[lg + j * lld] = p->prow[j];

@@ -58,7 +58,8 @@
  * LU (lu.c), n / nb block steps k, j0 = k nb, R = local rows >= j0, C = local columns >= j0 + nb:
  *   panel   M = 1: node-local recursive LU of R x jb at panel_rate jb / (jb + panel_half);
  *           M > 1: per column a max-with-location (allreduce) and a pivot-row superstep of the
- *           column (up to HLU_PANEL_FUSE_MAX flat process rows: one allgather instead),
+ *           column (up to HLU_PANEL_FUSE_MAX flat process rows: one allgather instead, or on one
+ *           node with the library's collectives the records on the column's board: no latency),
  *           jb / 8 - 1 broadcasts of the recursion's U12 blocks, and the flops;
  *   L       bcast(row, (jb + 1 + R jb) 8) (two levels by node in the hierarchical variant);
  *   swaps   right of the panel: M = 1 local copies of 2 jb rows; M > 1 one superstep of the
@@ -614,11 +615,15 @@ static double lu_panel(const hp_ctx *x, const hp_lu *c, hp_env col, double R, do
   if (c->M > 1) {
     int hier = c->alg == HLA_LU_HIER;
     /* per column: up to HLU_PANEL_FUSE_MAX flat process rows one allgather of every rank's
-     * candidate and the diagonal row (latency as a small allreduce), else a max-with-location
-     * and a superstep trading the rows */
-    double percol = !hier && c->M <= HLU_PANEL_FUSE_MAX
-                        ? hp_allreduce_small(x, col, 0) + c->M * (2 + 2 * jb) * x->gw
-                        : hp_allreduce_small(x, col, hier) + hp_sync(x, col, c->M * (jb + 1));
+     * candidate and the diagonal row (latency as a small allreduce; no message where the column
+     * lies on one node and the records go on its board), else a max-with-location and a
+     * superstep trading the rows */
+    const double recs = c->M * (2 + 2 * jb) * x->gw;
+    const int fused = (!hier || col.spans <= 1 || col.per_node <= 1) && c->M <= HLU_PANEL_FUSE_MAX;
+    const int pboard = fused && col.spans <= 1 && c->bcast_alg == HBSP_AUTO;
+    double percol = pboard  ? recs
+                    : fused ? hp_allreduce_small(x, col, 0) + recs
+                            : hp_allreduce_small(x, col, hier) + hp_sync(x, col, c->M * (jb + 1));
     double leafmem = pack_t(x, 8.0 * R * 8); /* the BLAS-2 leaf updates, memory bound */
     double nrec = jb / 8 - 1 > 0 ? jb / 8 - 1 : 0, wrec = jb * (jb - 8) / 2;
     double rec = nrec > 0 ? nrec * (hier ? hp_bcast_nodes(x, col, c->bcast_alg, 8 * wrec / nrec)
