@@ -65,8 +65,9 @@ HLA_API int hgrid_create(hbsp_env env, int M, int N, hgrid *g);
 /** Free the grid, its environments and the workspaces its operations keep between calls (the
  *  panel buffers of hmatmul, the LU and the solves, and operands hmatmul remapped: up to 256 MiB
  *  per rank, so that repeated calls do not map and fault fresh memory every time; and the LU's
- *  board of each process row in node shared memory, two L panels per rank: 2 (n/M) nb 8 bytes
- *  for the largest n factored); *g = NULL.
+ *  boards in node shared memory: of each process row, two L panels per rank, 2 (n/M) nb 8 bytes
+ *  for the largest n factored; of each process column, two pivot records per rank, a page
+ *  each); *g = NULL.
  * HLA_ERR_STATE (on every rank, nothing freed) while some rank still has a matrix on the grid.
  *  @par Collective over the grid's ALL environment. BSP cost: O(1) l. */
 HLA_API int hgrid_free(hgrid *g);
