@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Device calls 3-18 but 5 (bench/results/device_16core.md): build, then LU at P = 16 with
-# bench_lu's phase line.   bench/results/device_run_lu16.sh 3|4|6|7|8|10|11|12|13|...|18
+# Device calls 3-19 but 5 (bench/results/device_16core.md): build, then LU at P = 16 with
+# bench_lu's phase line.   bench/results/device_run_lu16.sh 3|4|6|7|8|10|11|12|13|...|19
 # (3, 4: see the file; 6 (also call 9): ScaLAPACK and hla flat on every grid, then HPL on the same grids, all in one call;
 #  7: hla flat with --swap rows against --swap spread, alternating, on 4x4, 2x8 and 8x2;
 #  8: hla flat with the early L broadcast (default on rows of <= 4) against a blocking binomial;
@@ -8,7 +8,10 @@
 #  11: hla flat on every grid (pipelined L and U broadcasts by default), 8x2 also with MPI's
 #      broadcast for U, then HPL on the same grids;
 #  12: 4x4 and 8x2 with the default (pipelined U) against MPI's broadcast for U;
-#  13-18 (session 9): against older commits built from .dev/hla-NAME.tar.gz, see the cases.)
+#  13-18 (session 9): against older commits built from .dev/hla-NAME.tar.gz, see the cases;
+#  19 (prepared in session 10, not yet run): HEAD against .dev/hla-base.tar.gz = 9a6d95c (before
+#      the pivot records went on the column's board), alternating on the tall grids first; the
+#      phase lines also give the left-looking solve of 9a6d95c on 1x16 and 2x8.)
 # Run on the device from the repository root with .dev/ prepared as bench/device_scaling.sh says
 # (the .debs and a git archive of the commit under test); results under $OUT.
 cd "$(dirname "$0")/../.."  # the repository root (this file lives in bench/results)
@@ -55,7 +58,7 @@ elif [ "$1" = 11 ]; then
   lu "$MPI" --grid 8x2 --only hla-flat --bcast native
   HPL_GRIDS="4x4 2x8 8x2 1x16" LU_NBS=128 HPL_REPS=1 DEADLINE=200 bash bench/device_scaling.sh hpl 2>&1 |
     grep -i "hpl n=\|gflops" | tee -a $L
-elif [ "$1" -ge 13 ] && [ "$1" -le 16 ]; then
+elif { [ "$1" -ge 13 ] && [ "$1" -le 16 ]; } || [ "$1" = 19 ]; then
   # 13: HEAD (built by setup) and ScaLAPACK, then HPL on the same grids.
   # 14: HEAD against ad77357 (before the U12 stream) and db997ec (call 11's commit), alternating.
   # 15: HEAD against .dev/hla-base.tar.gz (the commit before the board carried the L panels).
@@ -79,6 +82,13 @@ elif [ "$1" -ge 13 ] && [ "$1" -le 16 ]; then
       done
       TEST_NPS=16 DEADLINE=200 bash bench/device_scaling.sh tests 2>&1 | grep "TEST\\|failure" | tee -a $L
     fi
+  elif [ "$1" = 19 ]; then # the pivot records on the column's board (HEAD) against base
+    old base
+    for g in 8x2 4x4 8x2 4x4 2x8 1x16; do
+      lu "$MPI" --grid $g --only hla-flat
+      echo "   (base)" | tee -a $L
+      run $MPI /tmp/b-base/bench_lu --n 16384 --nb 128 --reps 2 --grid $g --only hla-flat
+    done
   elif [ "$1" = 15 ]; then # the L panels on the row's board (HEAD) against messages (base)
     old base
     for g in 1x16 2x8 4x4 8x2 1x16 2x8 4x4 8x2; do
