@@ -16,10 +16,11 @@
  *      LAPACK); rank-1 update of the rest of the leaf with the pivot row.
  * Up to HLU_PANEL_FUSE_MAX process rows (flat column), 1 and 2 are one collective, as HPL's
  * binary-exchange pivoting: every rank contributes its candidate (value, row, the row's jb
- * entries) and pr the old diagonal row to one allgather; every rank then picks the same winner
- * (hbsp_dloc_wins, the max-with-location's own rule), so the pivots and the bits do not change.
- * The arithmetic does not depend on how the collectives run (flat or two levels), so both give the
- * same bits; look-ahead only changes when the panel is factored. */
+ * entries) and pr the old diagonal row to one allgather (or, where the column lies on one node,
+ * posts them on the column's board and reads the others' in place); every rank then picks the same
+ * winner (hbsp_dloc_wins, the max-with-location's own rule), so the pivots and the bits do not
+ * change. The arithmetic does not depend on how the collectives run (flat or two levels), so both
+ * give the same bits; look-ahead only changes when the panel is factored. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
