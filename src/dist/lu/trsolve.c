@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include "dist/lu_impl.h"
+#include "dist/lu/lu_impl.h"
 #include "kernels/kernels.h"
 
 /* Send lbuf[0..count) from process column pc to the process columns that hold columns of B: a

@@ -3,7 +3,7 @@
  * each rank that owns something, so the matrix crosses the network once. */
 #include <stdlib.h>
 #include <string.h>
-#include "dist/dist_impl.h"
+#include "dist/layout/layout_impl.h"
 #include "kernels/kernels.h"
 
 /* Copy between the global matrix G (leading dimension ldg) and the local part L (leading

@@ -10,8 +10,8 @@
  * from hla_gesv leaves B as it was, as LAPACK's dgesv.
  */
 #include <string.h>
-#include "dist/lu_impl.h"
-#include "dist/plan_impl.h"
+#include "dist/lu/lu_impl.h"
+#include "dist/plan/plan_impl.h"
 
 /* Local checks of the right-hand side against the factors. */
 static int check_rhs(const char *fn, hmat LU, hmat B) {

@@ -33,7 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bsp/coll_impl.h"
-#include "dist/matmul_impl.h"
+#include "dist/matmul/matmul_impl.h"
 #include "kernels/kernels.h"
 
 static int64_t max1(int64_t v) {

@@ -8,7 +8,7 @@
 #define HLA_DIST_PLAN_IMPL_H
 
 #include <stdint.h>
-#include "dist/dist_impl.h"
+#include "dist/layout/layout_impl.h"
 #include "hla/ops.h"
 #include "hla/plan.h"
 

@@ -25,7 +25,7 @@
 #include <math.h>
 #include <string.h>
 #include "bsp/coll_impl.h"
-#include "dist/lu_impl.h"
+#include "dist/lu/lu_impl.h"
 #include "kernels/kernels.h"
 
 /* Leaves narrower than this are factored column by column. */

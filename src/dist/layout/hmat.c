@@ -2,8 +2,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "dist/dist_impl.h"
-#include "dist/plan_impl.h"
+#include "dist/layout/layout_impl.h"
+#include "dist/plan/plan_impl.h"
 #include "kernels/kernels.h"
 
 /* ---------------------------------------------------------------- index maps (ScaLAPACK's) */

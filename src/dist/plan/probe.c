@@ -48,7 +48,7 @@
 #include <omp.h>
 #include "bsp/coll_impl.h"
 #include "bsp/probe.h"
-#include "dist/plan_impl.h"
+#include "dist/plan/plan_impl.h"
 #include "kernels/kernels.h"
 
 /* ---------------------------------------------------------------- timing */

@@ -6,7 +6,7 @@
  * Groups are made once per factorisation or solve (hlu_level_make) and may have unequal sizes,
  * so this does not need hbsp_coll.groups (which wants G equal groups of consecutive ranks). */
 #include <stdlib.h>
-#include "dist/lu_impl.h"
+#include "dist/lu/lu_impl.h"
 
 int hlu_level_make(hbsp_env env, const int64_t *key, hlu_level *lv) {
   int P = hbsp_size(env), me = hbsp_rank(env), code = HLA_OK;

@@ -18,8 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "dist/matmul_impl.h"
-#include "dist/plan_impl.h"
+#include "dist/matmul/matmul_impl.h"
+#include "dist/plan/plan_impl.h"
 
 /* hmatmul's smallest automatic panel width (matmul.c). */
 #define PLAN_MIN_PANEL 256

@@ -23,7 +23,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "dist/plan_impl.h"
+#include "dist/plan/plan_impl.h"
 
 /* ---------------------------------------------------------------- partner functions */
 

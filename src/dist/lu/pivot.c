@@ -6,7 +6,7 @@
  * index. So the pivots depend neither on the grid nor on the block size, and equal those of
  * LAPACK's dgetrf (whose idamax also takes the first maximum) wherever the values agree. */
 #include <stdint.h>
-#include "dist/lu_impl.h"
+#include "dist/lu/lu_impl.h"
 #include "kernels/kernels.h"
 
 int64_t hlu_pivot_local(const hlu_ctx *ctx, int64_t j, int64_t jl, hbsp_dloc *piv) {

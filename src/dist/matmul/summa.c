@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bsp/coll_impl.h"
-#include "dist/matmul_impl.h"
+#include "dist/matmul/matmul_impl.h"
 #include "kernels/kernels.h"
 
 /* Largest element count of one MPI_Ibcast (MPI counts are int). */

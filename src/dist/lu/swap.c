@@ -11,7 +11,7 @@
  * Example (seed 000, L1307): swaps (0,4), (1,3), (2,4), (3,5) on rows i0..i5 leave
  * [i4, i3, i0, i5, i2, i1]: row 0 receives i4, row 2 receives i0, and so on. */
 #include <string.h>
-#include "dist/lu_impl.h"
+#include "dist/lu/lu_impl.h"
 #include "kernels/kernels.h"
 
 void hlu_perm_pairs(const int64_t *ipiv, int64_t k0, int64_t k1, int64_t n, int64_t *work,

@@ -88,8 +88,8 @@
  */
 #include <math.h>
 #include <string.h>
-#include "dist/lu_impl.h"
-#include "dist/plan_impl.h"
+#include "dist/lu/lu_impl.h"
+#include "dist/plan/plan_impl.h"
 
 /* ---------------------------------------------------------------- collectives */
 

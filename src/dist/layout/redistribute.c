@@ -9,7 +9,7 @@
  * does the same exchange as a sequence of point-to-point rounds). */
 #include <stdlib.h>
 #include <string.h>
-#include "dist/dist_impl.h"
+#include "dist/layout/layout_impl.h"
 #include "kernels/kernels.h"
 
 /* Local indices 0..nloc-1 of one dimension (block nb_mine on process iproc of nprocs_mine),

@@ -22,7 +22,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "dist/matmul_impl.h"
+#include "dist/matmul/matmul_impl.h"
 
 typedef struct {
   hbsp_env row_in, row_out, col_in, col_out; /* NULL: a level with one process */

@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 #include "bsp/coll_impl.h"
-#include "dist/dist_impl.h"
+#include "dist/layout/layout_impl.h"
 #include "hla/ops.h"
 
 /* Phases timed for hla_report, in its order. */

@@ -21,7 +21,7 @@
 #define HLA_MATMUL_IMPL_H
 
 #include <stdint.h>
-#include "dist/dist_impl.h"
+#include "dist/layout/layout_impl.h"
 #include "hla/ops.h"
 
 /* The local view of one multiply C := alpha op(A) op(B) + beta C in the computing layout, on a

@@ -33,7 +33,7 @@
  */
 #include <limits.h>
 #include <string.h>
-#include "dist/lu_impl.h"
+#include "dist/lu/lu_impl.h"
 #include "kernels/kernels.h"
 
 /* First local column of part q in [0, M] of the columns [nxt, nu) right of block k+1: whole blocks,

@@ -1,0 +1,90 @@
+/* hla — workspaces of a grid: memory for matrices (hdist_alloc) and the blocks an operation takes
+ * and gives back (hdist_take / hdist_give), kept with the grid between operations so that repeated
+ * calls do not fault fresh pages (layout_impl.h says why). Local; no communication.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dist/layout/layout_impl.h"
+#include "kernels/kernels.h"
+
+/* Zeroed at once: a fresh local matrix or workspace otherwise takes its page faults inside the
+ * first computation that touches it (with huge pages: one per 2 MiB, see hla_alloc). */
+double *hdist_alloc(int64_t count) {
+  if (count < 1) count = 1;
+  if ((uint64_t)count > (SIZE_MAX - HLA_HUGE) / sizeof(double)) return NULL;
+  double *p = hla_alloc((size_t)count * sizeof(double));
+  if (p != NULL) memset(p, 0, (size_t)count * sizeof(double));
+  return p;
+}
+
+static void poison(double *p, int64_t words) {
+#ifdef HLA_POISON_WORK
+  for (int64_t i = 0; i < words; i++) p[i] = NAN;
+#else
+  (void)p, (void)words;
+#endif
+}
+
+/* Free the blocks nobody uses, largest first, until at most keep words of them remain. */
+static void cache_trim(hgrid g, int64_t keep) {
+  for (;;) {
+    int64_t total = 0;
+    int big = -1;
+    for (int i = 0; i < HDIST_BLOCKS; i++) {
+      const hdist_block *b = &g->cache[i];
+      if (b->p == NULL || b->lent) continue;
+      total += b->words;
+      if (big < 0 || b->words > g->cache[big].words) big = i;
+    }
+    if (total <= keep) return;
+    free(g->cache[big].p);
+    g->cache[big] = (hdist_block){NULL, 0, 0};
+  }
+}
+
+double *hdist_take(hgrid g, int64_t count) {
+  if (count < 1) count = 1;
+  hdist_block *c = g->cache;
+  /* Not a block much larger than asked for: the next request of this operation may need it. */
+  int best = -1;
+  for (int i = 0; i < HDIST_BLOCKS; i++)
+    if (c[i].p && !c[i].lent && c[i].words >= count && c[i].words <= 2 * count + HDIST_SLACK &&
+        (best < 0 || c[i].words < c[best].words))
+      best = i;
+  if (best >= 0) {
+    c[best].lent = 1;
+    poison(c[best].p, c[best].words);
+    return c[best].p;
+  }
+  double *p = hdist_alloc(count);
+  if (p == NULL) {
+    cache_trim(g, 0);
+    if ((p = hdist_alloc(count)) == NULL) return NULL;
+  }
+  poison(p, count);
+  /* Tracked in an empty slot, else in place of the smallest free block; untracked (hdist_give
+   * frees it) when every slot is lent. */
+  int s = -1;
+  for (int i = 0; i < HDIST_BLOCKS && s < 0; i++)
+    if (c[i].p == NULL) s = i;
+  if (s < 0)
+    for (int i = 0; i < HDIST_BLOCKS; i++)
+      if (!c[i].lent && (s < 0 || c[i].words < c[s].words)) s = i;
+  if (s >= 0) {
+    free(c[s].p);
+    c[s] = (hdist_block){p, count, 1};
+  }
+  return p;
+}
+
+void hdist_give(hgrid g, double *p) {
+  if (p == NULL) return;
+  for (int i = 0; i < HDIST_BLOCKS; i++)
+    if (g->cache[i].p == p) {
+      g->cache[i].lent = 0;
+      cache_trim(g, HDIST_KEEP_WORDS);
+      return;
+    }
+  free(p);
+}
