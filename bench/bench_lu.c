@@ -36,7 +36,7 @@
 #include <time.h>
 #include <lapacke.h>
 #include "hla.h"
-#include "dist/dist_impl.h"
+#include "dist/layout/layout_impl.h"
 #include "kernels/kernels.h"
 
 /* ---------------------------------------------------------------- BLACS / ScaLAPACK */

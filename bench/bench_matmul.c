@@ -42,7 +42,7 @@
 #include <omp.h>
 #include "hla.h"
 #include "json_read.h"
-#include "dist/dist_impl.h"
+#include "dist/layout/layout_impl.h"
 #include "kernels/kernels.h"
 
 /* ---------------------------------------------------------------- ScaLAPACK / BLACS */

@@ -3,7 +3,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "dist/dist_impl.h"
+#include "dist/layout/layout_impl.h"
 #include "harness.h"
 
 /* Shape, coordinates, environment sizes and ranks, and traffic along rows and columns. */

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "harness.h"
-#include "dist/plan_impl.h"
+#include "dist/plan/plan_impl.h"
 
 static const hplan_link unit = {1.0, 1.0};
 
