@@ -15,7 +15,7 @@
  *   mpiexec -n 2 ./bspbench [--h0 0] [--h1 64] [--points 16] [--reps 5] [--inner 2]
  *                           [--H0 65536] [--H1 1048576] [--Hpoints 4] [--nmax 1024]
  *
- * Large h spans 0.5 to 8 MiB per rank: over 128 to 512 KiB (the defaults until session 10) the
+ * Large h spans 0.5 to 8 MiB per rank: over 128 to 512 KiB (the defaults before a1ccb17) the
  * fitted slopes moved by a factor of 3 between runs on the 2-core VM (g(hpput)/g(Alltoallv)
  * 0.55-1.53), over this range by 0.85-1.16.
  *

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Run on the device from the repository root with .dev/ prepared as bench/device_scaling.sh says
+# Run 5 of bench/results/history_16core.md (the planner at P = 16: probe, then bench_plan;
+# log bench/results/16core/2026-11-22_05_planner.txt):   bench/results/plan_16core.sh
+# Run on the 16-core node from the repository root with .dev/ prepared as bench/scaling_16core.sh says
 # (the .debs and a git archive of the commit under test); results under $OUT.
 cd "$(dirname "$0")/../.."  # the repository root (this file lives in bench/results)
 export OUT=${OUT:-/tmp/o}
-bash bench/device_scaling.sh setup > /dev/null 2>&1 || { tail -20 $OUT/log.txt; exit 1; }
+bash bench/scaling_16core.sh setup > /dev/null 2>&1 || { tail -20 $OUT/log.txt; exit 1; }
 B=/tmp/b
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 HLA_NUM_THREADS=1

@@ -1,26 +1,27 @@
 #!/usr/bin/env bash
-# Device calls 3-19 but 5 (bench/results/device_16core.md): build, then LU at P = 16 with
-# bench_lu's phase line.   bench/results/device_run_lu16.sh 3|4|6|7|8|10|11|12|13|...|19
-# (3, 4: see the file; 6 (also call 9): ScaLAPACK and hla flat on every grid, then HPL on the same grids, all in one call;
+# Runs 3-18 but 5 of bench/results/history_16core.md (case N is run N, log
+# bench/results/16core/DATE_N_*.txt; run 9 ran case 6 again; case 19 has not run yet): build,
+# then LU at P = 16 with bench_lu's phase line.   bench/results/lu_16core.sh 3|4|6|7|8|10|11|12|13|...|19
+# (3, 4: see the file; 6 (also run 9): ScaLAPACK and hla flat on every grid, then HPL on the same grids, all in one run;
 #  7: hla flat with --swap rows against --swap spread, alternating, on 4x4, 2x8 and 8x2;
 #  8: hla flat with the early L broadcast (default on rows of <= 4) against a blocking binomial;
 #  10: the broadcast algorithms (MPI's, hla's pipeline and scatter-allgather) on 1x16, 2x8, 4x4;
 #  11: hla flat on every grid (pipelined L and U broadcasts by default), 8x2 also with MPI's
 #      broadcast for U, then HPL on the same grids;
 #  12: 4x4 and 8x2 with the default (pipelined U) against MPI's broadcast for U;
-#  13-18 (session 9): against older commits built from .dev/hla-NAME.tar.gz, see the cases;
-#  19 (prepared in session 10, not yet run): HEAD against .dev/hla-base.tar.gz = 9a6d95c (before
+#  13-18 (2026-11-23): against older commits built from .dev/hla-NAME.tar.gz, see the cases;
+#  19 (prepared on 2026-11-23, 12b9f68, not yet run): HEAD against .dev/hla-base.tar.gz = 9a6d95c (before
 #      the pivot records went on the column's board), alternating on the tall grids first; the
 #      phase lines also give the left-looking solve of 9a6d95c on 1x16 and 2x8.)
-# Run on the device from the repository root with .dev/ prepared as bench/device_scaling.sh says
+# Run on the 16-core node from the repository root with .dev/ prepared as bench/scaling_16core.sh says
 # (the .debs and a git archive of the commit under test); results under $OUT.
 cd "$(dirname "$0")/../.."  # the repository root (this file lives in bench/results)
 export OUT=${OUT:-/tmp/o}
-bash bench/device_scaling.sh setup > /dev/null 2>&1 || { tail -20 $OUT/log.txt; exit 1; }
+bash bench/scaling_16core.sh setup > /dev/null 2>&1 || { tail -20 $OUT/log.txt; exit 1; }
 B=/tmp/b
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 HLA_NUM_THREADS=1 HLA_PLAN=off
-L=$OUT/lu16_call${1:-3}.txt
+L=$OUT/lu_16core_case${1:-3}.txt
 run() { echo "== $*" | tee -a $L; timeout 120 "$@" 2>&1 | grep -v "^#\|^{\|run=" | sed 's/ratio_lapack.*threads/threads/; s/why=.*//' | tee -a $L; }
 MPI="mpiexec -n 16 --bind-to core"
 # lu LAUNCHER BENCH_LU_ARGS...: the launcher is one word-split string
@@ -38,7 +39,7 @@ if [ "${1:-3}" = 3 ]; then
 elif [ "$1" = 6 ]; then
   cat /sys/kernel/mm/transparent_hugepage/enabled
   for g in 4x4 2x8 8x2 1x16; do lu "$MPI" --grid $g --only scalapack,hla-flat; done
-  HPL_GRIDS="4x4 2x8 8x2 1x16" LU_NBS=128 HPL_REPS=1 DEADLINE=200 bash bench/device_scaling.sh hpl 2>&1 |
+  HPL_GRIDS="4x4 2x8 8x2 1x16" LU_NBS=128 HPL_REPS=1 DEADLINE=200 bash bench/scaling_16core.sh hpl 2>&1 |
     grep -i "hpl n=\|gflops" | tee -a $L
 elif [ "$1" = 7 ]; then
   for g in 4x4 2x8 4x4 2x8 8x2; do
@@ -56,11 +57,11 @@ elif [ "$1" = 10 ]; then
 elif [ "$1" = 11 ]; then
   for g in 4x4 2x8 8x2 1x16; do lu "$MPI" --grid $g --only hla-flat; done
   lu "$MPI" --grid 8x2 --only hla-flat --bcast native
-  HPL_GRIDS="4x4 2x8 8x2 1x16" LU_NBS=128 HPL_REPS=1 DEADLINE=200 bash bench/device_scaling.sh hpl 2>&1 |
+  HPL_GRIDS="4x4 2x8 8x2 1x16" LU_NBS=128 HPL_REPS=1 DEADLINE=200 bash bench/scaling_16core.sh hpl 2>&1 |
     grep -i "hpl n=\|gflops" | tee -a $L
 elif { [ "$1" -ge 13 ] && [ "$1" -le 16 ]; } || [ "$1" = 19 ]; then
   # 13: HEAD (built by setup) and ScaLAPACK, then HPL on the same grids.
-  # 14: HEAD against ad77357 (before the U12 stream) and db997ec (call 11's commit), alternating.
+  # 14: HEAD against ad77357 (before the U12 stream) and db997ec (run 11's commit), alternating.
   # 15: HEAD against .dev/hla-base.tar.gz (the commit before the board carried the L panels).
   # 16: as 13, then 8x2 HEAD against base twice more, then the tests at P = 16.
   export PKG_CONFIG_PATH=/tmp/hladeps/usr/lib/x86_64-linux-gnu/pkgconfig
@@ -71,7 +72,7 @@ elif { [ "$1" -ge 13 ] && [ "$1" -le 16 ]; } || [ "$1" = 19 ]; then
   }
   if [ "$1" = 13 ] || [ "$1" = 16 ]; then
     for g in 1x16 2x8 4x4 8x2; do lu "$MPI" --grid $g --only scalapack,hla-flat; done
-    HPL_GRIDS="1x16 2x8 4x4 8x2" LU_NBS=128 HPL_REPS=1 DEADLINE=150 bash bench/device_scaling.sh hpl 2>&1 |
+    HPL_GRIDS="1x16 2x8 4x4 8x2" LU_NBS=128 HPL_REPS=1 DEADLINE=150 bash bench/scaling_16core.sh hpl 2>&1 |
       grep -i "hpl n=\\|gflops" | tee -a $L
     if [ "$1" = 16 ]; then
       old base
@@ -80,7 +81,7 @@ elif { [ "$1" -ge 13 ] && [ "$1" -le 16 ]; } || [ "$1" = 19 ]; then
         echo "   (base)" | tee -a $L
         run $MPI /tmp/b-base/bench_lu --n 16384 --nb 128 --reps 2 --grid $g --only hla-flat
       done
-      TEST_NPS=16 DEADLINE=200 bash bench/device_scaling.sh tests 2>&1 | grep "TEST\\|failure" | tee -a $L
+      TEST_NPS=16 DEADLINE=200 bash bench/scaling_16core.sh tests 2>&1 | grep "TEST\\|failure" | tee -a $L
     fi
   elif [ "$1" = 19 ]; then # the pivot records on the column's board (HEAD) against base
     old base
@@ -109,7 +110,7 @@ elif { [ "$1" -ge 13 ] && [ "$1" -le 16 ]; } || [ "$1" = 19 ]; then
 elif [ "$1" = 17 ] || [ "$1" = 18 ]; then # hla flat and HPL in pairs (17: HPL skipped, see md)
   for g in ${GRIDS:-1x16 2x8 4x4}; do
     lu "$MPI" --grid $g --only hla-flat
-    HPL_GRIDS="$g" LU_NBS=128 HPL_REPS=1 DEADLINE=130 bash bench/device_scaling.sh hpl 2>&1 |
+    HPL_GRIDS="$g" LU_NBS=128 HPL_REPS=1 DEADLINE=130 bash bench/scaling_16core.sh hpl 2>&1 |
       grep -i "hpl n=.*median" | tee -a $L
   done
 elif [ "$1" = 12 ]; then
@@ -119,7 +120,7 @@ elif [ "$1" = 12 ]; then
   lu "$MPI" --grid 8x2 --only hla-flat
 else
   for g in 2x8 1x16 4x4 8x2; do lu "$MPI" --grid $g --only hla-flat; done
-  HPL_GRIDS="4x4 2x8" LU_NBS=128 HPL_REPS=1 DEADLINE=200 bash bench/device_scaling.sh hpl 2>&1 |
+  HPL_GRIDS="4x4 2x8" LU_NBS=128 HPL_REPS=1 DEADLINE=200 bash bench/scaling_16core.sh hpl 2>&1 |
     grep -i "hpl n=\|gflops" | tee -a $L
 fi
 echo done

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# bench/device_scaling.sh — hla's scaling runs on one many-core node (written for the lent
-# 16-core device machine; results in bench/results/device_16core.md).
+# bench/scaling_16core.sh — hla's scaling runs on one many-core node (written for a 16-core
+# node; results in bench/results/history_16core.md).
 #
-#   bench/device_scaling.sh PHASE...      phases, in the order given:
+#   bench/scaling_16core.sh PHASE...      phases, in the order given:
 #     setup   unpack the .debs of .dev/ (ScaLAPACK, hpcc, CUnit) into $DEPS (never into /),
 #             fix their pkg-config files, and build hla (Release, tests on) into $BUILD from
 #             .dev/hla-src.tar.gz (a `git archive` of the commit under test) or, without it, from
@@ -22,10 +22,10 @@
 # Everything goes to stdout and to $OUT/log.txt; the tests' full output to $OUT/tests.txt.
 # Every step runs under `timeout` so that the whole stays inside $DEADLINE seconds from the start;
 # a step whose estimate (seconds) does not fit is skipped and says so. The estimates are the times
-# seen on the 16-core device at the default sizes (bench/results/device_16core.md; LU at 2 runs). Sizes and lists come from
+# seen on the 16-core node at the default sizes (bench/results/history_16core.md; LU at 2 runs). Sizes and lists come from
 # the variables below (defaults for 16 cores); tiny values test the script on a laptop:
 #   NP=2 TEST_NPS=2 MM_N=512 MM_N2=768 MM_GRIDS="1x2 2x1" LU_N=768 LU_GRIDS="1x2" \
-#     HPL_GRIDS="1x2" VN=2 bench/device_scaling.sh setup tests probe mm lu_node lu_nb:128 hpl plan
+#     HPL_GRIDS="1x2" VN=2 bench/scaling_16core.sh setup tests probe mm lu_node lu_nb:128 hpl plan
 # Ranks at P = $NP get one BLAS thread each (OPENBLAS_NUM_THREADS = OMP_NUM_THREADS =
 # HLA_NUM_THREADS = 1); the single-process cases get all cores. Run as root: Open MPI needs
 # OMPI_ALLOW_RUN_AS_ROOT, set here.
@@ -246,7 +246,7 @@ phase_plan() {
     --machine "$MACHINE" --n "$PLAN_N" --op mm,lu --top 2 --max 4 --reps 2 --warm 1
 }
 
-log "device_scaling.sh $* (NP=$NP, cores=$NCORES, deadline ${DEADLINE}s, out $OUT)"
+log "scaling_16core.sh $* (NP=$NP, cores=$NCORES, deadline ${DEADLINE}s, out $OUT)"
 export PKG_CONFIG_PATH=$DEPS/usr/lib/x86_64-linux-gnu/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
 export LD_LIBRARY_PATH=$DEPS/usr/lib/x86_64-linux-gnu:$DEPS/blas${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 [ -f .dev/hla-src.tar.gz ] || SRC=$ROOT
