@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dist/layout/layout_impl.h"
-#include "dist/plan/plan_impl.h"
+#include "dist/plan/probe.h"
 #include "kernels/kernels.h"
 
 int hdist_check_same(hbsp_env env, const int64_t *v, int k, int *same) {
@@ -106,6 +106,47 @@ int hdist_col_board(hgrid g, size_t bytes, hbsp_board *board) {
   return env_board(g->col, &g->colb, bytes, board);
 }
 
+/* hgrid_create(M = N = 0): the shape of the planner's best LU (of order HLA_PLAN_N, default
+ * 4096 sqrt(P)) on env when there is a machine model (hplan_obtain: the machine file or a probe);
+ * *M = *N = 0 when there is none. *mach gets the model (malloc'ed, for the grid to keep) or NULL.
+ * Collective over env; errors agreed. */
+static int planned_shape(hbsp_env env, int *M, int *N, hplan_machine **mach) {
+  *M = *N = 0, *mach = NULL;
+  hbsp_env node = NULL;
+  HLA_CALL(hbsp_node(env, &node));
+  int leader = hbsp_rank(node) == 0, nodes = 0;
+  int code = hbsp_allreduce(env, &leader, &nodes, 1, HBSP_INT, HBSP_SUM, NULL);
+  int e = hbsp_free(&node);
+  HLA_CALL(code);
+  HLA_CALL(e);
+  hplan_machine *m = NULL;
+  HLA_CALL(hplan_obtain(env, nodes, &m));
+  if (m == NULL) return HLA_OK;
+  int P = hbsp_size(env);
+  int64_t n0 = 0;
+  if (hbsp_rank(env) == 0) {
+    const char *v = getenv("HLA_PLAN_N");
+    n0 = v && *v ? strtoll(v, NULL, 10) : 0;
+  }
+  code = hbsp_bcast(env, &n0, sizeof n0, 0, NULL);
+  if (code != HLA_OK) {
+    free(m);
+    return code;
+  }
+  if (n0 <= 0) n0 = ((int64_t)(4096 * sqrt((double)P)) + 255) / 256 * 256;
+  code = hplan_shape(m, P, nodes, n0, M, N);
+  /* the same arithmetic everywhere; only a failed malloc can differ */
+  code = hbsp_agree(env,
+                    code == HLA_OK ? HLA_OK : HBSP_FAIL(env, code, "hgrid_create: planner failed"));
+  if (code != HLA_OK) {
+    free(m);
+    *M = *N = 0;
+    return code;
+  }
+  *mach = m;
+  return HLA_OK;
+}
+
 int hgrid_create(hbsp_env env, int M, int N, hgrid *gout) {
   if (env == NULL) return HLA_ERR_ARG;
   int P = hbsp_size(env), rank = hbsp_rank(env), code = HLA_OK;
@@ -118,7 +159,7 @@ int hgrid_create(hbsp_env env, int M, int N, hgrid *gout) {
   else if (M < 0 || N < 0)
     code = HBSP_FAIL(env, HLA_ERR_ARG, "hgrid_create: negative shape %d x %d", M, N);
   else if (M == 0 && N == 0) { /* the planner's shape when there is a machine model */
-    code = hplan_env_shape(env, &M, &N, &mach);
+    code = planned_shape(env, &M, &N, &mach);
     if (code == HLA_OK && M == 0) auto_shape(P, &M, &N);
   } else if ((int64_t)M * N != P)
     code = HBSP_FAIL(env, HLA_ERR_ARG, "hgrid_create: %d x %d grid over %d ranks", M, N, P);
@@ -217,4 +258,36 @@ int hgrid_threads(hgrid g) {
 
 const char *hgrid_errmsg(hgrid g) {
   return g ? hbsp_errmsg(g->all) : "";
+}
+
+/* ---------------------------------------------------------------- the grid's machine model */
+
+int hplan_grid_machine(hgrid g, const hplan_machine **m) {
+  if (g == NULL || m == NULL) return HLA_ERR_ARG;
+  if (g->plan_state == 0) {
+    hplan_machine *mach = NULL;
+    HLA_CALL(hplan_obtain(g->all, g->nnodes, &mach));
+    g->machine = mach;
+    g->plan_state = mach ? 1 : -1;
+  }
+  *m = g->machine;
+  return HLA_OK;
+}
+
+int hplan_grid_set(hgrid g, const hplan_machine *m) {
+  if (g == NULL) return HLA_ERR_ARG;
+  int have = m != NULL;
+  HBSP_MPI(g->all, MPI_Bcast(&have, 1, MPI_INT, 0, hbsp_comm(g->all)));
+  hplan_machine *copy = have ? malloc(sizeof *copy) : NULL;
+  int code =
+      have && !copy ? HBSP_FAIL(g->all, HLA_ERR_NOMEM, "hplan_grid_set: out of memory") : HLA_OK;
+  HLA_CALL(hbsp_agree(g->all, code));
+  if (have) {
+    if (hbsp_rank(g->all) == 0) *copy = *m;
+    HBSP_MPI(g->all, MPI_Bcast(copy, (int)sizeof *copy, MPI_BYTE, 0, hbsp_comm(g->all)));
+  }
+  free(g->machine);
+  g->machine = copy;
+  g->plan_state = have ? 1 : -1;
+  return HLA_OK;
 }

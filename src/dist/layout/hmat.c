@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "dist/cyclic.h"
 #include "dist/layout/layout_impl.h"
 #include "dist/plan/plan_impl.h"
 #include "kernels/kernels.h"
@@ -9,29 +10,37 @@
 /* ---------------------------------------------------------------- index maps (ScaLAPACK's) */
 
 int64_t hmat_numroc(int64_t n, int64_t nb, int iproc, int nprocs) {
-  if (n <= 0 || nb <= 0 || nprocs <= 0 || iproc < 0 || iproc >= nprocs) return 0;
-  int64_t nblocks = n / nb;
-  int64_t num = (nblocks / nprocs) * nb, extra = nblocks % nprocs;
-  if (iproc < extra)
-    num += nb;
-  else if (iproc == extra)
-    num += n % nb; /* the last, partial block */
-  return num;
+  return hcyc_numroc(n, nb, iproc, nprocs);
 }
 
 int64_t hmat_idx_l2g(int64_t iloc, int64_t nb, int iproc, int nprocs) {
-  return ((iloc / nb) * nprocs + iproc) * nb + iloc % nb;
+  return hcyc_l2g(iloc, nb, iproc, nprocs);
 }
 
 int64_t hmat_idx_g2l(int64_t i, int64_t nb, int nprocs) {
-  return (i / (nb * nprocs)) * nb + i % nb;
+  return hcyc_g2l(i, nb, nprocs);
 }
 
 int hmat_idx_owner(int64_t i, int64_t nb, int nprocs) {
-  return (int)((i / nb) % nprocs);
+  return hcyc_owner(i, nb, nprocs);
 }
 
 /* ---------------------------------------------------------------- create / free */
+
+/* hmat_create(mb = nb = 0): the block size of the planner's best LU of order max(m, n) on g when g
+ * has (or gets: hplan_grid_machine) a machine model; 0 when there is none. Collective over
+ * HGRID_ALL of g; errors agreed. */
+static int planned_block(hgrid g, int64_t m, int64_t n, int *b) {
+  *b = 0;
+  const hplan_machine *mach = NULL;
+  HLA_CALL(hplan_grid_machine(g, &mach));
+  if (mach == NULL) return HLA_OK;
+  int code = hplan_block(mach, g->M, g->N, g->nnodes, m > n ? m : n, b);
+  code = hbsp_agree(
+      g->all, code == HLA_OK ? HLA_OK : HBSP_FAIL(g->all, code, "hmat_create: planner failed"));
+  if (code != HLA_OK) *b = 0;
+  return code;
+}
 
 int hmat_create(hgrid g, int64_t m, int64_t n, int mb, int nb, hmat *Aout) {
   if (g == NULL) return HLA_ERR_ARG;
@@ -47,7 +56,7 @@ int hmat_create(hgrid g, int64_t m, int64_t n, int mb, int nb, hmat *Aout) {
   else if (Aout == NULL)
     code = HBSP_FAIL(g->all, HLA_ERR_ARG, "hmat_create: A is NULL");
   int planned = 0, pc = HLA_OK; /* the planner's block, when there is a model (global test) */
-  if (same && m >= 0 && n >= 0 && mb == 0 && nb == 0) pc = hplan_grid_block(g, m, n, &planned);
+  if (same && m >= 0 && n >= 0 && mb == 0 && nb == 0) pc = planned_block(g, m, n, &planned);
   if (code == HLA_OK) code = pc;
   if (code == HLA_OK && mb == 0 && nb == 0 && planned > 0) {
     mb = nb = planned;

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include "hla/dist.h"
 #include "hla/plan.h"
+#include "dist/plan/thresholds.h"
 #include "bsp/bsp_impl.h"
 
 /* A workspace block of a grid's cache (hdist_take): p == NULL for an empty slot. */
@@ -14,12 +15,11 @@ typedef struct {
   int lent; /* taken and not given back yet */
 } hdist_block;
 
-/* Workspace blocks a grid keeps track of; the most words it keeps while none is lent; the slack
- * above twice the request up to which a free block is lent (a larger one stays for a larger
- * request). */
-#define HDIST_BLOCKS     16
-#define HDIST_KEEP_WORDS ((int64_t)32 << 20) /* 256 MiB */
-#define HDIST_SLACK      ((int64_t)1 << 18)  /* 2 MiB */
+/* Workspace blocks a grid keeps track of; the slack above twice the request up to which a free
+ * block is lent (a larger one stays for a larger request). The most words it keeps while none is
+ * lent, HDIST_KEEP_WORDS, is in plan/thresholds.h (the model prices what is not kept). */
+#define HDIST_BLOCKS 16
+#define HDIST_SLACK  ((int64_t)1 << 18) /* 2 MiB */
 
 /* A board kept by the grid for one of its environments (hdist_row_board). */
 typedef struct {

@@ -73,7 +73,7 @@ static void pack_l(const hlu_ctx *c, double *lb, const int64_t *ipiv, int64_t j0
  * Where it cannot (no single-copy, as in many containers; across a network without progress
  * threads) the message only moves while both sides are inside MPI, here between the update's
  * slices: on 16 cores without single-copy, process rows of 8 ranks lost 30 % and rows of 16
- * (MPI_Ibcast) more against the blocking broadcast (bench/results/device_16core.md), while rows
+ * (MPI_Ibcast) more against the blocking broadcast (bench/results/history_16core.md), while rows
  * of 2 and 4 were within a few percent. Wider rows therefore broadcast in step. */
 
 typedef struct {
@@ -133,42 +133,26 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
     hlu_phase(c, HLU_T_UPDATE); /* all of dgetrf */
     if (e != HLA_OK) return HBSP_FAIL(c->all, e, "hlu_factor: dgetrf of order %lld", (long long)n);
     if (info >= 0 && (c->info < 0 || info < c->info)) c->info = info;
-    snprintf(c->why, sizeof c->why, "one process: LAPACK dgetrf on %d threads", c->g->threads);
     return HLA_OK;
   }
   int64_t pinfo = -1;
-  /* Early L broadcast: with look-ahead on a flat process row and the library's or MPI's own
-   * broadcast, panel k+1 leaves as soon as it is factored, while its owners still update the rest
-   * of the trailing matrix; the other process columns pick it up in step k+1, so nobody waits for
-   * the owners' big update. Where the process row of more than HLU_BOARD_MIN ranks lies on one
-   * node (and the broadcast is the library's choice) the owners post it on the row's board and
-   * the others read it in place; elsewhere it goes by messages (early_post), on rows of up to
-   * HLU_EARLY_MAX ranks. */
-  const int how_auto = c->howp == NULL || c->howp->alg == HBSP_AUTO;
-  hbsp_board bd = c->board;               /* from hlu_workspace */
+  /* How the L panels go was resolved with the workspaces (hlu_workspace: c->plan.lpanels). Early,
+   * panel k+1 leaves as soon as it is factored, while its owners still update the rest of the
+   * trailing matrix; the other process columns pick it up in step k+1, so nobody waits for the
+   * owners' big update: on the row's board (the owners post it, the others read it in place) or
+   * by messages (early_post). Messages: two L buffers alternate, each with its requests
+   * (lq[k % 2]): a sender only reads its buffer in step k+1, so it waits for its sends just before
+   * it packs panel k+2 into the same buffer, by when every receiver has long had them. On the
+   * board each owner alternates two slots (board_slot): it writes slot s again 2 N steps later,
+   * after its claim. */
+  hbsp_board bd = c->plan.lpanels == HLU_L_BOARD ? c->board : NULL;
   if (bd) HLA_CALL(hbsp_board_reset(bd)); /* nothing left over from a call that failed */
   if (c->pboard) HLA_CALL(hbsp_board_reset(c->pboard));
   c->pex = 0;
-  const int la_flat = c->lookahead && N > 1 && c->rowlv.local == NULL && c->lbuf2 != NULL;
-  /* Messages: two L buffers alternate, each with its requests (lq[k % 2]): a sender only reads its
-   * buffer in step k+1, so it waits for its sends just before it packs panel k+2 into the same
-   * buffer, by when every receiver has long had them. On the board each owner alternates two
-   * slots (board_slot): it writes slot s again 2 N steps later, after its claim. */
-  const int early =
-      bd != NULL || (la_flat && N <= HLU_EARLY_MAX && (how_auto || c->howp->alg == HBSP_NATIVE) &&
-                     (int64_t)nb + 1 + c->mloc * nb <= INT_MAX);
-  if (early) {
-    size_t w = strlen(c->why);
-    snprintf(c->why + w, sizeof c->why - w, "%s",
-             bd ? ", L panels on the row's board" : ", L panels sent early");
-  }
-  if (c->pboard) {
-    size_t w = strlen(c->why);
-    snprintf(c->why + w, sizeof c->why - w, ", pivots on the column's board");
-  }
+  const int early = c->plan.lpanels != HLU_L_BCAST;
   hlu_early lq[2] = {{.n = 0}, {.n = 0}};
-  const int spread = c->swap == HLA_SWAP_SPREAD;
-  const int pre = c->lookahead && !spread; /* the next block's swaps packed early (e.) */
+  const int spread = c->plan.swap == HLA_SWAP_SPREAD;
+  const int pre = c->plan.lookahead && !spread; /* the next block's swaps packed early (e.) */
   c->tmark = hbsp_time();
   for (int64_t j0 = 0, k = 0; j0 < n; j0 += nb, k++) {
     const int jb = (int)(n - j0 < nb ? n - j0 : nb);
@@ -178,7 +162,7 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
     const int64_t nl = c->mloc - il0, ldl = nl > 1 ? nl : 1, nu = c->nloc - jl1;
 
     /* a. panel */
-    if (me_c == pc && (!c->lookahead || k == 0)) HLA_CALL(hlu_panel(c, j0, jb, ipiv, &pinfo));
+    if (me_c == pc && (!c->plan.lookahead || k == 0)) HLA_CALL(hlu_panel(c, j0, jb, ipiv, &pinfo));
     hlu_phase(c, HLU_T_PANEL);
 
     /* b. L panel, pivots and the zero-pivot flag along my process row */
@@ -243,7 +227,7 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
     if (m2 > 0 && nxt > 0)
       HLA_CALL(hkern_dgemm('N', 'N', m2, nxt, jb, -1.0, L21, ldl, c->ubuf, jb, 1.0, A22, lld));
     hlu_phase(c, HLU_T_UPDATE);
-    if (c->lookahead && nxt > 0) {
+    if (c->plan.lookahead && nxt > 0) {
       pinfo = -1;
       HLA_CALL(hlu_panel(c, next0, (int)nxt, ipiv, &pinfo));
     }
@@ -313,4 +297,3 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
   hlu_phase(c, HLU_T_SWAP);
   return HLA_OK;
 }
-

@@ -119,19 +119,19 @@ int hlu_setup(hlu_ctx *c, hmat A, const hla_opts *opts) {
   c->rowlv = (hlu_level){g->row, NULL, NULL, NULL, NULL, 1};
   c->collv = (hlu_level){g->col, NULL, NULL, NULL, NULL, 1};
   c->info = -1;
-  c->lookahead = opts && opts->lookahead < 0 ? 0 : 1;
-  c->panel = opts && opts->panel ? opts->panel : HLA_PANEL_RECURSIVE;
+  c->plan.lookahead = opts && opts->lookahead < 0 ? 0 : 1;
+  c->plan.panel = opts && opts->panel ? opts->panel : HLA_PANEL_RECURSIVE;
   if (opts && (opts->bcast.alg != HBSP_AUTO || opts->bcast.groups || opts->bcast.segment))
     c->how = opts->bcast, c->howp = &c->how;
   c->pipe = (hbsp_coll){.alg = HBSP_PIPELINE};
-  c->groups_row = c->groups_col = 1;
+  c->plan.groups_row = c->plan.groups_col = 1;
   const char *la = !opts || opts->lookahead == 0 ? "look-ahead 1 (default)"
                    : opts->lookahead < 0         ? "look-ahead off (requested)"
                    : opts->lookahead == 1        ? "look-ahead 1 (requested)"
                                           : "look-ahead 1 (deeper requested; 1 is implemented)";
-  const char *pa = c->panel == HLA_PANEL_COLUMNS ? "column-by-column panel (requested)"
-                   : g->M == 1                   ? "recursive node-local panel (one process row)"
-                                                 : "distributed recursive panel";
+  const char *pa = c->plan.panel == HLA_PANEL_COLUMNS ? "column-by-column panel (requested)"
+                   : g->M == 1 ? "recursive node-local panel (one process row)"
+                               : "distributed recursive panel";
 
   /* The sends of the row moves, the panel and the solve assume the grid's row and column
    * environments carry no tags (nobody else sets one on the grid's environments). */
@@ -148,9 +148,9 @@ int hlu_setup(hlu_ctx *c, hmat A, const hla_opts *opts) {
   int planned = 0;
   if (hplan_lu_automatic(opts)) {
     HLA_CALL(hplan_grid_machine(g, &mach));
-    if (mach != NULL && hplan_lu_fixed(mach, g, c->n, c->nb, &pch) == HLA_OK) {
+    if (mach != NULL && hplan_lu_fixed(mach, g->nnodes, c->n, c->M, c->N, c->nb, &pch) == HLA_OK) {
       planned = 1;
-      c->lookahead = pch.lookahead;
+      c->plan.lookahead = pch.lookahead;
       la = pch.lookahead ? "look-ahead 1" : "look-ahead off";
     }
   }
@@ -162,18 +162,19 @@ int hlu_setup(hlu_ctx *c, hmat A, const hla_opts *opts) {
   code = ckey ? HLA_OK : HBSP_FAIL(g->all, HLA_ERR_NOMEM, "LU: out of memory");
   HLA_CALL(hbsp_agree(g->all, code));
   if (want == HLA_LU_FLAT || (want == HLA_LU_AUTO && I == 0 && nnodes == 1)) {
-    c->alg = HLA_LU_FLAT;
+    c->plan.alg = HLA_LU_FLAT;
     how = want != HLA_LU_FLAT ? "flat: the grid is on one node"
           : planned           ? "flat (the planner's)"
                               : "flat (requested)";
   } else if (I > 0) { /* explicit groups: consecutive blocks of process rows and columns */
-    c->alg = HLA_LU_HIER;
+    c->plan.alg = HLA_LU_HIER;
     for (int i = 0; i < c->M; i++) ckey[i] = (int64_t)i * I / c->M;
     for (int j = 0; j < c->N; j++) rkey[j] = (int64_t)j * J / c->N;
-    c->groups_row = count_groups(ckey, c->M, 1), c->groups_col = count_groups(rkey, c->N, 1);
+    c->plan.groups_row = count_groups(ckey, c->M, 1),
+    c->plan.groups_col = count_groups(rkey, c->N, 1);
     how = "hierarchical: groups from the options";
   } else if (nnodes == 1) {
-    c->alg = HLA_LU_HIER;
+    c->plan.alg = HLA_LU_HIER;
     how = planned ? "hierarchical (the planner's), on one node: both levels are one"
                   : "hierarchical (requested), but the grid is on one node: both levels are one";
   } else {
@@ -198,18 +199,18 @@ int hlu_setup(hlu_ctx *c, hmat A, const hla_opts *opts) {
     for (int j = 0; j < N; j++) rkey[j] = k[(int64_t)c->myrow * N + j];
     free(k);
     if (want == HLA_LU_HIER || gr > 1 || gc > 1) {
-      c->alg = HLA_LU_HIER;
-      c->groups_row = gr, c->groups_col = gc;
+      c->plan.alg = HLA_LU_HIER;
+      c->plan.groups_row = gr, c->plan.groups_col = gc;
       how = want != HLA_LU_HIER ? "hierarchical: rows or columns of the grid span nodes"
             : planned           ? "hierarchical (the planner's), groups = nodes"
                                 : "hierarchical (requested), groups = nodes";
     } else {
-      c->alg = HLA_LU_FLAT;
+      c->plan.alg = HLA_LU_FLAT;
       how = "flat: no process row or column has two ranks on one node and spans nodes";
     }
   }
   code = HLA_OK;
-  if (c->alg == HLA_LU_HIER && (I > 0 || nnodes > 1)) {
+  if (c->plan.alg == HLA_LU_HIER && (I > 0 || nnodes > 1)) {
     code = hlu_level_make(g->col, ckey, &c->collv);
     if (code == HLA_OK) code = hlu_level_make(g->row, rkey, &c->rowlv);
   }
@@ -220,25 +221,24 @@ int hlu_setup(hlu_ctx *c, hmat A, const hla_opts *opts) {
   }
   const char *sw;
   if (opts && opts->swap != HLA_SWAP_AUTO) {
-    c->swap = opts->swap;
-    sw = c->swap == HLA_SWAP_SPREAD ? "long swap (requested)" : "row swaps (requested)";
+    c->plan.swap = opts->swap;
+    sw = c->plan.swap == HLA_SWAP_SPREAD ? "long swap (requested)" : "row swaps (requested)";
   } else { /* the long swap lost on every grid measured: 2x1, 1x2 (2 cores), 4x4, 2x8, 8x2 (16) */
-    c->swap = HLA_SWAP_ROWS;
+    c->plan.swap = HLA_SWAP_ROWS;
     sw = "row swaps";
   }
-  c->usplit = c->swap == HLA_SWAP_ROWS && c->M > 1 && c->M <= HLU_USPLIT_MAX &&
-              c->collv.local == NULL && c->howp == NULL;
-  const char *us = !c->usplit  ? ""
-                   : c->M == 2 ? ", U12 streamed from its owner"
-                               : ", U12 streamed or solved in parts";
+  c->plan.usplit = c->plan.swap == HLA_SWAP_ROWS && c->M > 1 && c->M <= HLU_USPLIT_MAX &&
+                   c->collv.local == NULL && c->howp == NULL;
+  const char *us = !c->plan.usplit ? ""
+                   : c->M == 2     ? ", U12 streamed from its owner"
+                                   : ", U12 streamed or solved in parts";
   if (planned)
-    snprintf(c->why, sizeof c->why, "%.140s; %s; %s; %s%s", pch.why, how, pa, sw, us);
+    snprintf(c->plan.why, sizeof c->plan.why, "%.140s; %s; %s; %s%s", pch.why, how, pa, sw, us);
   else
-    snprintf(c->why, sizeof c->why, "%s (%d x %d groups); %s; %s; %s%s", how, c->groups_row,
-             c->groups_col, la, pa, sw, us);
-  c->predicted = planned ? pch.seconds
-                 : mach  ? hplan_lu_predict(mach, g, c->n, c->nb, c->alg, c->lookahead)
-                         : 0.0;
+    snprintf(c->plan.why, sizeof c->plan.why, "%s (%d x %d groups); %s; %s; %s%s", how,
+             c->plan.groups_row, c->plan.groups_col, la, pa, sw, us);
+  hp_lu cfg = {c->n, c->M, c->N, c->nb, c->plan.alg, c->plan.lookahead, HBSP_AUTO, 0};
+  c->plan.predicted = planned ? pch.seconds : mach ? hplan_lu_predict(mach, g->nnodes, &cfg) : 0.0;
   return HLA_OK;
 }
 
@@ -248,9 +248,9 @@ int hlu_workspace(hlu_ctx *c, int factor, hmat B) {
   /* The factorisation posts its L panels on the row's board (the grid's, kept between calls)
    * where it can (hlu_factor_run); the second L buffer is then not needed. Not on rows of 2,
    * where the early messages need little progress and the board measured 2 % slower (2-core
-   * 1x2 and 16-core 8x2, 7 of 8 alternating pairs; bench/results/device_16core.md). */
+   * 1x2 and 16-core 8x2, 7 of 8 alternating pairs; bench/results/history_16core.md). */
   c->board = NULL;
-  if (factor && c->lookahead && c->N > HLU_BOARD_MIN && c->rowlv.local == NULL &&
+  if (factor && c->plan.lookahead && c->N > HLU_BOARD_MIN && c->rowlv.local == NULL &&
       (c->howp == NULL || c->howp->alg == HBSP_AUTO))
     HLA_CALL(hdist_row_board(c->g, (size_t)lw * sizeof(double), &c->board));
   /* The distributed panel's pivot records (lu_panel.c) go on the column's board where the column
@@ -277,6 +277,30 @@ int hlu_workspace(hlu_ctx *c, int factor, hmat B) {
   for (int i = 0; i < 7; i++) p[i] = len[i] > 0 ? w : NULL, w += (len[i] + 7) / 8 * 8;
   c->lbuf = p[0], c->lbuf2 = p[1], c->ubuf = p[2], c->pbuf = p[3], c->l11 = p[4];
   c->swork = (int64_t *)p[5], c->iwork = (int64_t *)p[6];
+  if (!factor) return HLA_OK;
+
+  /* The rest of the plan, now that the boards exist or not. The L panels leave early (factor.c)
+   * with look-ahead on a flat process row and the library's or MPI's own broadcast: on the row's
+   * board where there is one, else by messages on rows of up to HLU_EARLY_MAX ranks (a message's
+   * count must fit an int). */
+  const int how_auto = c->howp == NULL || c->howp->alg == HBSP_AUTO;
+  if (c->board != NULL)
+    c->plan.lpanels = HLU_L_BOARD;
+  else if (c->plan.lookahead && c->N > 1 && c->N <= HLU_EARLY_MAX && c->rowlv.local == NULL &&
+           (how_auto || c->howp->alg == HBSP_NATIVE) && (int64_t)nb + 1 + c->mloc * nb <= INT_MAX)
+    c->plan.lpanels = HLU_L_EARLY;
+  else
+    c->plan.lpanels = HLU_L_BCAST;
+  size_t at = strlen(c->plan.why);
+  if (c->M * c->N == 1)
+    snprintf(c->plan.why, sizeof c->plan.why, "one process: LAPACK dgetrf on %d threads",
+             c->g->threads);
+  else if (c->plan.lpanels != HLU_L_BCAST || c->pboard != NULL)
+    snprintf(c->plan.why + at, sizeof c->plan.why - at, "%s%s",
+             c->plan.lpanels == HLU_L_BOARD   ? ", L panels on the row's board"
+             : c->plan.lpanels == HLU_L_EARLY ? ", L panels sent early"
+                                              : "",
+             c->pboard != NULL ? ", pivots on the column's board" : "");
   return HLA_OK;
 }
 
@@ -296,16 +320,16 @@ void hlu_report(const hlu_ctx *c, const hla_opts *opts, double seconds) {
   if (opts == NULL || opts->report == NULL) return;
   hla_report *r = opts->report;
   memset(r, 0, sizeof *r);
-  r->lu_alg = c->alg;
+  r->lu_alg = c->plan.alg;
   r->M = c->M, r->N = c->N, r->mb = r->nb = c->nb;
-  r->groups_row = c->groups_row, r->groups_col = c->groups_col;
-  r->lookahead = c->lookahead;
-  r->panel = c->panel;
-  r->swap = c->swap;
+  r->groups_row = c->plan.groups_row, r->groups_col = c->plan.groups_col;
+  r->lookahead = c->plan.lookahead;
+  r->panel = c->plan.panel;
+  r->swap = c->plan.swap;
   r->threads = hgrid_threads(c->g);
-  r->predicted_seconds = c->predicted;
+  r->predicted_seconds = c->plan.predicted;
   r->seconds = seconds;
-  memcpy(r->why, c->why, sizeof r->why);
+  memcpy(r->why, c->plan.why, sizeof r->why);
   r->t_panel = c->t[HLU_T_PANEL], r->t_lwait = c->t[HLU_T_LWAIT], r->t_swap = c->t[HLU_T_SWAP];
   r->t_u = c->t[HLU_T_U], r->t_update = c->t[HLU_T_UPDATE], r->t_solve = c->t[HLU_T_SOLVE];
 }

@@ -17,30 +17,11 @@
 #include <stdint.h>
 #include "bsp/coll_impl.h"
 #include "dist/layout/layout_impl.h"
+#include "dist/plan/thresholds.h"
 #include "hla/ops.h"
 
 /* Phases timed for hla_report, in its order. */
 enum { HLU_T_PANEL, HLU_T_LWAIT, HLU_T_SWAP, HLU_T_U, HLU_T_UPDATE, HLU_T_SOLVE, HLU_NPHASES };
-
-/* Process columns up to which the L panels leave early by messages where the row has no board
- * (point to point, lu.c). */
-#define HLU_EARLY_MAX 4
-/* Process columns beyond which the L panels go on the row's board where the row lies on one node
- * (lu.c: hlu_workspace). */
-#define HLU_BOARD_MIN 2
-
-/* Process rows up to which the distributed panel finds each pivot and trades the rows in one
- * allgather of every rank's candidate row (and the diagonal row) instead of a max-with-location
- * and a superstep: half the latencies per column, M (2 jb + 2) words each. */
-#define HLU_PANEL_FUSE_MAX 8
-
-/* Process rows up to which U12 is streamed or solved in parts over the column (lu_ublock.c;
- * beyond, pr solves all and broadcasts it). Measured at M = 2
- * only (2 cores). The split moves the words of a scatter-allgather broadcast for a solve shared M
- * ways, which the model (plan_model.c) prices as a gain at any M; the limit keeps the longer
- * columns measured on 16 cores (8 and 16 ranks, bench/results/device_16core.md) on the pipelined
- * broadcast they were measured with until a run there compares both. */
-#define HLU_USPLIT_MAX 4
 
 /* A process row or column seen as one or two levels. */
 typedef struct {
@@ -67,6 +48,25 @@ typedef struct {
   int open;
 } hlu_rows;
 
+/* How the L panels go along the process rows (hlu_plan.lpanels). */
+enum { HLU_L_BCAST = 0, HLU_L_EARLY, HLU_L_BOARD };
+
+/* The concrete LU a call runs: every choice made once, at the entry (hlu_setup resolves the options
+ * and the planner's choice, hlu_workspace the boards), then only read: by the driver and the other
+ * files of lu/, none of which sees the options or calls the planner, and by the report (hlu_report
+ * copies it), so that what ran and what was reported cannot differ. */
+typedef struct {
+  int alg;       /* HLA_LU_FLAT or HLA_LU_HIER */
+  int lookahead; /* 0 off, 1 on */
+  int panel;     /* hla_panel_alg */
+  int swap;      /* HLA_SWAP_ROWS or HLA_SWAP_SPREAD */
+  int usplit;    /* U12 streamed or solved in parts over the process column (ublock.c) */
+  int lpanels;   /* HLU_L_*: how the L panels go (factorisation) */
+  int groups_row, groups_col; /* groups across a process column / across a process row */
+  double predicted;           /* the model's seconds for what runs (0 without a machine model) */
+  char why[256];              /* the report's reason */
+} hlu_plan;
+
 /* Everything one factorisation or solve needs; made by hlu_setup, freed by hlu_teardown. */
 typedef struct {
   hmat A; /* the matrix factored, or the factors solved with */
@@ -77,17 +77,11 @@ typedef struct {
   int64_t mloc, nloc, lld; /* my part of the matrix */
   double *a;               /* its data */
   hbsp_env all;
-  hlu_level rowlv, collv;     /* L panel along rows; pivots and U along columns */
-  hbsp_coll how;              /* algorithm of each level's collectives */
-  const hbsp_coll *howp;      /* &how, or NULL for the library's choice */
-  hbsp_coll pipe;             /* a pipelined broadcast with the default segments (big_how) */
-  int alg;                    /* HLA_LU_FLAT or HLA_LU_HIER, as run */
-  int lookahead;              /* 0 off, 1 on */
-  int panel;                  /* hla_panel_alg, as run */
-  int swap;                   /* HLA_SWAP_ROWS or HLA_SWAP_SPREAD, as run */
-  int usplit;                 /* U12 solved in parts over the process column (lu_ublock.c) */
-  int groups_row, groups_col; /* groups across a process column / across a process row */
-  char why[256];
+  hlu_plan plan;          /* what runs: resolved at the entry (hlu_setup, hlu_workspace) */
+  hlu_level rowlv, collv; /* L panel along rows; pivots and U along columns */
+  hbsp_coll how;          /* algorithm of each level's collectives (resolved with the plan) */
+  const hbsp_coll *howp;  /* &how, or NULL for the library's choice */
+  hbsp_coll pipe;         /* a pipelined broadcast with the default segments (big_how) */
   /* workspaces, carved by hlu_workspace from work (hdist_take) */
   double *work;
   double *lbuf;  /* received L (or U) column panel: header + rows x nb */
@@ -117,7 +111,6 @@ typedef struct {
   const int64_t *defer_dst, *defer_src;
   int64_t defer_na, defer_c0, defer_n;
   int64_t info;          /* first zero pivot (global column), -1 if none */
-  double predicted;      /* the planner's seconds for what runs (0 without a machine model) */
   double t[HLU_NPHASES]; /* seconds per phase (hla_report's t_panel ... t_solve) */
   double tmark;          /* end of the last phase timed (hlu_phase) */
 } hlu_ctx;
@@ -172,30 +165,6 @@ static inline void hlu_phase(hlu_ctx *ctx, int ph) {
   ctx->tmark = t;
 }
 
-/* The trailing update goes in four column slices once it is wider than 4 HLU_SLICE_BLOCKS blocks
- * (1024 columns with nb = 128): often enough to move the early broadcast along, seldom enough that
- * dgemm (which packs L21 again for every call) keeps its speed. In blocks rather than columns, so
- * that the small matrices of the tests run the same paths as large ones. One process column
- * (N = 1) has no row broadcast to move: see HLU_PACK_BLOCKS. */
-#define HLU_SLICE_BLOCKS 2
-
-/* With look-ahead, the process column that has just factored panel k+1 packs the rows that panel's
- * interchanges send (and moves those that stay inside its rows) right after the update of step k
- * writes them, slice by slice while they are still in cache, instead of reading them back from
- * memory at the start of step k+1 (one cache line per entry: a row is strided). One process column
- * on several process rows updates in slices of this many blocks for it (8 x 128 = 1024 columns).
- * On 2x1 at n = 6000 the packing and local moves take 0.035 s there instead of 0.075 s in the
- * swaps, the slices cost dgemm 0.01-0.02 s, and the swaps (0.16 -> 0.11 s) are now mostly the
- * wait for the rank with one more block row: in all +0.4 % (median of 6 alternating pairs,
- * 0.98-1.02). Narrower slices (256 columns) cost dgemm more than they save. On 1x2 (only moves
- * inside the rows, in the four slices of N > 1) the swaps went 0.065 -> 0.042 s and the update
- * up 0.01-0.02 s: 0.957-1.023 of the time, median 0.993 of 10 alternating pairs. */
-#define HLU_PACK_BLOCKS 8
-
-/* The first slice of the rest on one process column of several process rows, in blocks: narrow,
- * since with U12 streamed (lu_ublock.c) the other ranks wait for its solve on pr. */
-#define HLU_FIRST_BLOCKS 2
-
 /* The end of the slice of the trailing update's rest (its first rest columns; lu.c, e.) that starts
  * at s0. Every variant updates in the same slices, and U12 is solved in pieces that start at the
  * first slice's end (lu_ublock.c), since OpenBLAS rounds a dgemm or trsm cut in two differently
@@ -215,7 +184,7 @@ static inline int64_t hlu_slice_end(const hlu_ctx *c, int64_t rest, int64_t s0) 
 /* How the L panels and U row blocks go along level lv: the user's algorithm, else on more than two
  * ranks a segmented chain, which moves these large messages (up to n/M x nb words) in about one
  * message time where a tree takes log2 P of them. Measured on 16 cores at n = 16384
- * (bench/results/device_16core.md, call 10): 1x16 370 -> 432 GF/s, 2x8 396 -> 482 against MPI's
+ * (bench/results/history_16core.md, run 10): 1x16 370 -> 432 GF/s, 2x8 396 -> 482 against MPI's
  * broadcast. */
 static inline const hbsp_coll *hlu_big_how(const hlu_ctx *c, const hlu_level *lv) {
   return c->howp ? c->howp : hbsp_size(lv->env) > 2 ? &c->pipe : NULL;
@@ -379,9 +348,5 @@ int hlu_trsolve(hlu_ctx *ctx, hmat B, char uplo);
  * rows below the block) or 2 C jb nrhs on each rank of one process row (N > M, left-looking; C
  * its solved columns); then one superstep of every process row moving n nrhs / M words. */
 int hlu_trsolve_fanin(hlu_ctx *ctx, hmat B);
-
-/* Right-hand sides up to which the solve runs by fan-in: below about nb columns the triangle's
- * n^2 / M words dwarf B's, and the fan-in's dgemm calls are as wide as B anyway. */
-#define HLU_FANIN_MAX_NRHS 64
 
 #endif

@@ -199,7 +199,7 @@ int hlu_panel(hlu_ctx *c, int64_t j0, int jb, int64_t *ipiv, int64_t *info) {
   int64_t jl0 = hmat_idx_g2l(j0, c->nb, c->N), lld = c->lld;
   double *p0 = c->a + jl0 * lld;
   *info = -1;
-  if (c->M == 1 && c->panel != HLA_PANEL_COLUMNS) {
+  if (c->M == 1 && c->plan.panel != HLA_PANEL_COLUMNS) {
     /* One process row: local rows are global rows. */
     int64_t inf;
     HLA_CALL(hkern_panel_lu(c->mloc - j0, jb, p0 + j0, lld, ipiv + j0, &inf));
@@ -222,5 +222,5 @@ int hlu_panel(hlu_ctx *c, int64_t j0, int jb, int64_t *ipiv, int64_t *info) {
                      : NULL, /* after U12 */
                ipiv,
                info};
-  return rec(&p, 0, jb, c->panel == HLA_PANEL_COLUMNS ? jb : PANEL_LEAF);
+  return rec(&p, 0, jb, c->plan.panel == HLA_PANEL_COLUMNS ? jb : PANEL_LEAF);
 }

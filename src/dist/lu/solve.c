@@ -70,8 +70,10 @@ static int solve_run(hlu_ctx *c, const int64_t *ipiv, hmat B) {
 /* Setup, workspaces for what runs (factor and/or solve), agreed. */
 static int prepare(hlu_ctx *c, hmat A, hmat B, const hla_opts *opts, int factor) {
   HLA_CALL(hlu_setup(c, A, opts));
-  double solve = hplan_solve_predict(A->g, A->n, A->nb, B->n); /* 0 without a model */
-  c->predicted = factor ? c->predicted + solve : solve;
+  hgrid g = A->g; /* the model already on the grid, if any (0 s without one) */
+  double solve = hplan_solve_predict(g->plan_state == 1 ? g->machine : NULL, g->nnodes, A->n, g->M,
+                                     g->N, A->nb, B->n);
+  c->plan.predicted = factor ? c->plan.predicted + solve : solve;
   int code = hbsp_agree(A->g->all, hlu_workspace(c, factor, B));
   if (code != HLA_OK) hlu_teardown(c);
   return code;

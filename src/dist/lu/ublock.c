@@ -6,21 +6,20 @@
  * (nxt, those the next panel needs first), then the rest in M parts at block boundaries (u_cut),
  * the first part cut again where the trailing update's first slice ends (hlu_slice_end). Every way
  * below solves the same pieces, only on different ranks, so all compute the same bits.
- *   stream  (ctx->usplit, and M = 2 or pr has at least jb/2 rows less below the block than some
- *           other rank): pr solves all and sends it point to point in three messages, the
- *           columns of block k+1 and of the update's first slice now, the rest after the next
- *           panel, while the others update that slice; pr completes its sends after its own first
- *           slice, when the others wait for the rest inside MPI too (an MPI without single-copy
- *           moves a large message only while both sides are inside it). pr is never the rank with
- *           the most rows below the block (the block rows left are dealt from block k+1 on, pr's
- *           last), and a block row more is jb rows of update, twice the flops of the solve: the
- *           solve fits in pr's slack and the others wait only for the first slice's. On two
+ *   stream  (ctx->plan.usplit, and M = 2 or pr has at least jb/2 rows less below the block than
+ * some other rank): pr solves all and sends it point to point in three messages, the columns of
+ * block k+1 and of the update's first slice now, the rest after the next panel, while the others
+ * update that slice; pr completes its sends after its own first slice, when the others wait for the
+ * rest inside MPI too (an MPI without single-copy moves a large message only while both sides are
+ * inside it). pr is never the rank with the most rows below the block (the block rows left are
+ * dealt from block k+1 on, pr's last), and a block row more is jb rows of update, twice the flops
+ * of the solve: the solve fits in pr's slack and the others wait only for the first slice's. On two
  *           process rows the steps where both have as many rows stream as well: there the other
  *           rank owns block k+1, into whose rows about half of step k+1's interchanges move
  *           locally (lu_swap.c), and a split's two supersteps cost more than the solve it
  *           shares. 2x1 at n = 6000 against the split everywhere: 0.7-1.5 % faster (medians of
  *           5 alternating pairs).
- *   split   (ctx->usplit: row swaps, one level, the library's own collectives,
+ *   split   (ctx->plan.usplit: row swaps, one level, the library's own collectives,
  *           1 < M <= HLU_USPLIT_MAX; the steps that do not stream):
  *           pr sends L11 and part q of A12 to the rank that solves part q, every rank solves
  *           its part, and one exchange of the solved parts gives everyone the whole block. On
@@ -168,7 +167,7 @@ static int u_split(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int pr, const do
  * always, else where some rank has at least jb/2 rows more than pr below the block (a trsm of jb
  * rows costs the flops of an update of jb/2 rows). The same on every rank of the column. */
 static int u_streams(const hlu_ctx *c, int64_t j0, int jb, int64_t nu, int pr) {
-  if (!c->usplit || nu <= 0 || (int64_t)jb * nu > INT_MAX) return 0;
+  if (!c->plan.usplit || nu <= 0 || (int64_t)jb * nu > INT_MAX) return 0;
   const int64_t below = j0 + jb;
   int64_t most = 0, rpr = 0;
   for (int q = 0; q < c->M; q++) {
@@ -244,9 +243,9 @@ int hlu_u_block(hlu_ctx *c, int64_t j0, int jb, int64_t nxt, int64_t nu, int pr,
                 int64_t ldl, double *A12) {
   const int on_pr = c->myrow == pr;
   if (nu <= 0) return HLA_OK; /* the same on every rank of the process column */
-  if (c->swap == HLA_SWAP_SPREAD) return u_solve(c, jb, 0, nxt, on_pr, A12);
+  if (c->plan.swap == HLA_SWAP_SPREAD) return u_solve(c, jb, 0, nxt, on_pr, A12);
   if (u_streams(c, j0, jb, nu, pr)) return u_stream(c, jb, nxt, nu, pr, L, ldl, A12);
-  if (c->usplit) return u_split(c, jb, nxt, nu, pr, L, ldl, A12);
+  if (c->plan.usplit) return u_split(c, jb, nxt, nu, pr, L, ldl, A12);
   if (on_pr) {
     hkern_pack(jb, jb, L, ldl, c->l11);
     hkern_pack(jb, nu, A12, c->lld, c->ubuf);

@@ -35,15 +35,15 @@
 #include "dist/plan/plan_impl.h"
 #include "kernels/kernels.h"
 
-/* Smallest automatic panel width: below about 256, a rank-b dgemm update loses speed. */
-#define HMM_MIN_PANEL 256
-
 static int64_t max1(int64_t v) {
   return v > 1 ? v : 1;
 }
 
-/* ---------------------------------------------------------------- planning */
+/* ---------------------------------------------------------------- resolving the options */
 
+/* The concrete multiply this call runs: every automatic choice resolved (resolve). The algorithms
+ * get its values (mm_ctx, mm_hsumma's groups, mm3d_args) and never see the options; the report is
+ * filled from it. */
 typedef struct {
   int alg; /* HLA_MM_SUMMA, HLA_MM_HSUMMA or HLA_MM_3D */
   int b;
@@ -81,22 +81,15 @@ static int groups_of(int G, int M, int N, int *I, int *J) {
   return found;
 }
 
-/* Layers for c: split the process rows (1) or the columns (0), or -1 if c divides neither. */
-static int layer_split(int c, int M, int N) {
-  int r = M % c == 0, cl = N % c == 0;
-  if (r && cl) return fabs(log((double)M / c) - log(N)) <= fabs(log(M) - log((double)N / c));
-  return r ? 1 : cl ? 0 : -1;
-}
-
 /* Default replication: the divisor of M or N closest to P^(1/3) whose memory fits. */
 static int default_c(int64_t m, int64_t n, int64_t k, int M, int N, int mb, int nb, int b,
                      double bound) {
   double target = cbrt((double)M * N);
   int best = 1;
   for (int c = 2; c <= (M > N ? M : N); c++) {
-    int split = layer_split(c, M, N);
+    int split = hp_layer_split(c, M, N);
     if (split < 0) continue;
-    if (bound > 0 && mm3d_bytes(m, n, k, M, N, mb, nb, b, c, split) > bound) continue;
+    if (bound > 0 && hp_mm3d_bytes(m, n, k, M, N, mb, nb, b, c, split) > bound) continue;
     if (fabs(c - target) < fabs(best - target)) best = c;
   }
   return best;
@@ -104,8 +97,8 @@ static int default_c(int64_t m, int64_t n, int64_t k, int M, int N, int mb, int 
 
 /* Choose everything from global arguments: the same on every rank. HLA_ERR_ARG / NOMEM with a
  * message in why. */
-static int plan_make(hgrid g, char ta, char tb, hmat A, hmat B, hmat C, int64_t k,
-                     const hla_opts *o, const hplan_machine *mach, mm_plan *p) {
+static int resolve(hgrid g, char ta, char tb, hmat A, hmat B, hmat C, int64_t k, const hla_opts *o,
+                   const hplan_machine *mach, mm_plan *p) {
   static const hla_opts none = HLA_OPTS_INIT;
   int autoplan = mach != NULL && hplan_mm_automatic(o);
   if (o == NULL) o = &none;
@@ -132,17 +125,7 @@ static int plan_make(hgrid g, char ta, char tb, hmat A, hmat B, hmat C, int64_t 
   p->b_here = tb == 'N' && B->nb == C->nb;
   int b = o->inner_block;
   if (b == 0) {
-    if (p->a_here && p->b_here)
-      b = A->nb > B->mb ? A->nb : B->mb;
-    else if (p->a_here)
-      b = A->nb;
-    else if (p->b_here)
-      b = B->mb;
-    else
-      b = C->mb > C->nb ? C->mb : C->nb;
-    /* dgemm runs near its peak only from k-panels of a few hundred: widen the panel to a multiple
-     * of the block (panels may span blocks). Not wider: panels are copied into buffers. */
-    if (b < HMM_MIN_PANEL) b *= (HMM_MIN_PANEL + b - 1) / b;
+    b = hp_mm_default_panel(p->a_here, p->b_here, A->nb, B->mb, C->mb, C->nb);
   }
   int64_t Mo = o->outer_block ? o->outer_block : b;
   if (Mo % b) {
@@ -197,13 +180,13 @@ static int plan_make(hgrid g, char ta, char tb, hmat A, hmat B, hmat C, int64_t 
   if (alg == HLA_MM_3D) {
     int c = o->replication;
     if (c == 0) c = default_c(m, n, k, M, N, C->mb, C->nb, b, o->mem_bound);
-    int split = layer_split(c, M, N);
+    int split = hp_layer_split(c, M, N);
     if (split < 0) {
       snprintf(p->why, sizeof p->why,
                "hmatmul: replication c = %d divides neither grid dimension of %d x %d", c, M, N);
       return HLA_ERR_ARG;
     }
-    double bytes = mm3d_bytes(m, n, k, M, N, C->mb, C->nb, b, c, split);
+    double bytes = hp_mm3d_bytes(m, n, k, M, N, C->mb, C->nb, b, c, split);
     if (c > 1 && o->mem_bound > 0 && bytes > o->mem_bound) {
       snprintf(p->why, sizeof p->why,
                "hmatmul: 3D with c = %d needs %.0f bytes per rank, over mem_bound = %.0f", c, bytes,
@@ -214,8 +197,25 @@ static int plan_make(hgrid g, char ta, char tb, hmat A, hmat B, hmat C, int64_t 
     if (c > 1) p->a_here = p->b_here = 0; /* the layers have their own layouts */
   }
   snprintf(p->why, sizeof p->why, "%s", why);
+  /* The planner fills the template (sizes, grid, layout); without it the model prices the rules'
+   * choice. */
+  hp_mm tmpl = {.m = m,
+                .n = n,
+                .k = k,
+                .M = M,
+                .N = N,
+                .mb = C->mb,
+                .nb = C->nb,
+                .kba = A->nb,
+                .kbb = B->mb,
+                .a_here = ta == 'N' && A->mb == C->mb,
+                .b_here = tb == 'N' && B->nb == C->nb};
+  hp_mm cfg = tmpl;
+  cfg.a_here = p->a_here, cfg.b_here = p->b_here, cfg.alg = p->alg, cfg.b = p->b, cfg.Mo = p->Mo;
+  cfg.gi = p->I, cfg.gj = p->J, cfg.c = p->c, cfg.split_rows = p->split_rows;
+  cfg.bcast_alg = o->bcast.alg;
   hplan_mm_choice pc;
-  if (autoplan && hplan_mm_fixed(mach, g, ta, tb, A, B, C, k, o->mem_bound, &pc) == HLA_OK) {
+  if (autoplan && hplan_mm_fixed(mach, g->nnodes, &tmpl, o->mem_bound, &pc) == HLA_OK) {
     p->alg = pc.alg, p->b = pc.b, p->Mo = pc.Mo, p->I = pc.gi, p->J = pc.gj;
     p->c = pc.alg == HLA_MM_3D ? pc.c : 1, p->split_rows = pc.split_rows;
     p->a_here = ta == 'N' && A->mb == C->mb, p->b_here = tb == 'N' && B->nb == C->nb;
@@ -223,9 +223,7 @@ static int plan_make(hgrid g, char ta, char tb, hmat A, hmat B, hmat C, int64_t 
     p->predicted = pc.seconds;
     snprintf(p->why, sizeof p->why, "%s", pc.why);
   } else if (mach != NULL) {
-    p->predicted =
-        hplan_mm_predict(mach, g, m, n, k, C->mb, C->nb, A->nb, B->mb, p->a_here, p->b_here, p->alg,
-                         p->b, p->Mo, p->I, p->J, p->c, p->split_rows, o->bcast.alg);
+    p->predicted = hplan_mm_predict(mach, g->nnodes, &cfg);
   }
   return HLA_OK;
 }
@@ -311,7 +309,7 @@ int hmatmul(char transa, char transb, double alpha, hmat A, hmat B, double beta,
   const hplan_machine *mach = g->plan_state == 1 ? g->machine : NULL;
   if (code == HLA_OK && hplan_mm_automatic(opts)) code = hplan_grid_machine(g, &mach);
   if (code == HLA_OK) {
-    code = plan_make(g, ta, tb, A, B, C, k, opts, mach, &p);
+    code = resolve(g, ta, tb, A, B, C, k, opts, mach, &p);
     if (code != HLA_OK) HBSP_FAIL_ALL(all, code, "%s", p.why);
   }
   HLA_CALL(hbsp_agree(all, code));

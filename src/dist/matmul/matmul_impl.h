@@ -148,11 +148,6 @@ typedef struct {
   const hbsp_coll *how;
 } mm3d_args;
 
-/** Bytes per rank the 3D algorithm allocates with c layers (the largest over ranks; the same
- *  value on every rank). Local, pure. */
-double mm3d_bytes(int64_t m, int64_t n, int64_t k, int M, int N, int mb, int nb, int panel, int c,
-                  int split_rows);
-
 /** C := alpha op(A) op(B) + beta C with c layers. Collective over the grid's ALL environment. */
 int mm_3d(const mm3d_args *x);
 

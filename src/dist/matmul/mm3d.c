@@ -63,19 +63,6 @@ static void layers_of(int M, int N, int myrow, int mycol, int c, int split_rows,
   if (L->kshare < 1) L->kshare = 1;
 }
 
-double mm3d_bytes(int64_t m, int64_t n, int64_t k, int M, int N, int mb, int nb, int panel, int c,
-                  int split_rows) {
-  layers L;
-  layers_of(M, N, 0, 0, c, split_rows, k, panel, &L);
-  /* Process (0, 0) of a layer has the largest part of every block-cyclic matrix. */
-  double mL = (double)hmat_numroc(m, mb, 0, L.ML), nL = (double)hmat_numroc(n, nb, 0, L.NL);
-  double ka = (double)hmat_numroc(L.kshare, panel, 0, L.NL);
-  double kb = (double)hmat_numroc(L.kshare, panel, 0, L.ML);
-  /* layer operands (and their remap messages), partial C and its packed copy, panels */
-  double words = 2 * (mL * ka + kb * nL) + 2 * mL * nL + 2 * (mL + nL) * panel;
-  return 8 * words;
-}
-
 typedef struct {
   hbsp_env fibre, lrow, lcol; /* lrow / lcol: split here, or the grid's own (not freed) */
   int own_row, own_col;

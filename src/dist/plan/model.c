@@ -88,7 +88,6 @@
  */
 #include <math.h>
 #include <string.h>
-#include "dist/lu/lu_impl.h"
 #include "dist/plan/plan_impl.h"
 
 /* ---------------------------------------------------------------- collectives */
@@ -461,7 +460,7 @@ double hp_allreduce_small(const hp_ctx *x, hp_env e, int nodes) {
 /* ---------------------------------------------------------------- multiply */
 
 static int64_t numroc0(int64_t n, int64_t nb, int np) {
-  return hmat_numroc(n, nb > 0 ? nb : 1, 0, np > 0 ? np : 1); /* process 0 has the most */
+  return hcyc_numroc(n, nb > 0 ? nb : 1, 0, np > 0 ? np : 1); /* process 0 has the most */
 }
 
 /* Broadcasts per panel of width b whose k-blocks are kb (pieces). */
@@ -599,7 +598,7 @@ void hp_hsumma_comm(int alg, double m, double n, double k, int M, int N, int gi,
 static double local_from(int64_t n, int64_t j, int nb, int np) {
   int64_t best = 0;
   for (int p = 0; p < np; p++) {
-    int64_t v = hmat_numroc(n, nb, p, np) - hmat_numroc(j, nb, p, np);
+    int64_t v = hcyc_numroc(n, nb, p, np) - hcyc_numroc(j, nb, p, np);
     if (v > best) best = v;
   }
   return (double)best;
@@ -709,7 +708,7 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
     }
     double trsm, Ub;
     const int pr = (int)(k % M);
-    const double R1pr = (double)(hmat_numroc(n, nb, pr, M) - hmat_numroc(j1, nb, pr, M));
+    const double R1pr = (double)(hcyc_numroc(n, nb, pr, M) - hcyc_numroc(j1, nb, pr, M));
     if (usplit && Cn > 0 && (M == 2 || R1 - R1pr >= jb / 2)) {
       /* streamed: the others wait for block k+1's columns and the first slice only; pr solves
        * all, in its slack unless its update and solve outlast the others' update */
@@ -810,4 +809,84 @@ double hp_solve_time(const hp_ctx *x, int64_t n, int M, int N, int nb, int nrhs)
     t += 2 * (one + x->sync_load * ((M > 1) + (N > 1))); /* forward and backward */
   }
   return t;
+}
+
+/* ---------------------------------------------------------------- 3D memory, default panel */
+
+double hp_mm3d_bytes(int64_t m, int64_t n, int64_t k, int M, int N, int mb, int nb, int panel,
+                     int c, int split_rows) {
+  /* the layers of mm3d.c: M/c x N or M x N/c, k cut into c shares of whole panels */
+  int ML = split_rows ? M / c : M, NL = split_rows ? N : N / c;
+  int64_t panels = (k + panel - 1) / panel, kshare = ((panels + c - 1) / c) * panel;
+  if (kshare < 1) kshare = 1;
+  /* Process (0, 0) of a layer has the largest part of every block-cyclic matrix. */
+  double mL = (double)hcyc_numroc(m, mb, 0, ML), nL = (double)hcyc_numroc(n, nb, 0, NL);
+  double ka = (double)hcyc_numroc(kshare, panel, 0, NL);
+  double kb = (double)hcyc_numroc(kshare, panel, 0, ML);
+  /* layer operands (and their remap messages), partial C and its packed copy, panels */
+  double words = 2 * (mL * ka + kb * nL) + 2 * mL * nL + 2 * (mL + nL) * panel;
+  return 8 * words;
+}
+
+int hp_mm_default_panel(int a_here, int b_here, int kba, int kbb, int mb, int nb) {
+  int b;
+  if (a_here && b_here)
+    b = kba > kbb ? kba : kbb;
+  else if (a_here)
+    b = kba;
+  else if (b_here)
+    b = kbb;
+  else
+    b = mb > nb ? mb : nb;
+  if (b < 1) b = 1;
+  /* dgemm runs near its peak only from k-panels of a few hundred: widen the panel to a multiple
+   * of the block (panels may span blocks). Not wider: panels are copied into buffers. */
+  if (b < HMM_MIN_PANEL) b *= (HMM_MIN_PANEL + b - 1) / b;
+  return b;
+}
+
+/* ---------------------------------------------------------------- synthetic machines */
+
+void hplan_machine_synthetic(hplan_machine *m, int P, int nodes, int cores, double rate,
+                             hplan_link intra, hplan_link inter) {
+  memset(m, 0, sizeof *m);
+  if (P < 1) P = 1;
+  if (nodes < 1) nodes = 1;
+  if (nodes > P) nodes = P;
+  if (cores < 1) cores = 1;
+  m->version = HPLAN_VERSION;
+  strcpy(m->host, "synthetic");
+  m->P = P, m->nodes = nodes, m->cores_per_node = cores;
+  m->ranks_per_node = (P + nodes - 1) / nodes;
+  m->threads = cores / m->ranks_per_node > 0 ? cores / m->ranks_per_node : 1;
+  double sh = (double)m->ranks_per_node * m->threads <= cores
+                  ? 1.0
+                  : (double)cores / ((double)m->ranks_per_node * m->threads);
+  m->r = rate / 8;
+  m->nthreads = cores < HPLAN_MAX_THREADS ? cores : HPLAN_MAX_THREADS;
+  for (int t = 1; t <= m->nthreads; t++) m->gemm_threads[t - 1] = rate * t;
+  m->gemm_rate = rate * m->threads * sh;
+  m->gemm_khalf = 32, m->gemm_mhalf = 16;
+  m->panel_rate = 0.5 * m->gemm_rate, m->panel_half = 32;
+  m->copy_rate = 4e9;
+  m->getrf_rate = 0.8 * m->gemm_rate, m->getrf_half = 64;
+  m->alloc_rate = 2e9;
+  m->link[HPLAN_INTRA] = intra;
+  m->link[HPLAN_INTER] = nodes > 1 ? inter : intra;
+  m->have_inter = nodes > 1;
+  int Mg = 1;
+  for (int d = 1; d * d <= P; d++)
+    if (P % d == 0) Mg = d;
+  m->probe_M = Mg, m->probe_N = P / Mg;
+  int ps[HPLAN_NENV] = {P, m->ranks_per_node, P / Mg, Mg};
+  for (int i = 0; i < HPLAN_NENV; i++) {
+    int p = ps[i];
+    m->env_p[i] = p;
+    if (p < 2) continue;
+    double lg = ceil(log2((double)p) - 1e-12);
+    m->g[i] = 8 * intra.beta;
+    m->l[i] = ((p - 1) + 2 * lg) * intra.alpha;
+    m->ar[i] = 2 * lg * intra.alpha;
+  }
+  m->overlap = 0.5;
 }

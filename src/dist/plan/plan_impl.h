@@ -1,5 +1,9 @@
-/* hla — private interface of the machine model and planner (src/dist/plan*.c), and the hooks the
- * automatic paths of grid.c, hmat.c, matmul.c and lu.c call.
+/* hla — private interface of the machine model (model.c: pure), the planner (planner.c: pure), the
+ * relabelling (relabel.c: pure) and the machine file (machine_file.c); the probe's side, which
+ * talks to the BSP layer, is plan/probe.h. The entries of the other rooms (hgrid_create,
+ * hmat_create, hmatmul, hlu_factor, hlu_solve, hla_gesv) call the functions of the last two
+ * sections below to resolve their automatic choices; nothing here knows a grid or a matrix, only
+ * their sizes.
  *
  * Layout of the ranks assumed by the model: P ranks on `nodes` nodes, ranks_per_node consecutive
  * ranks per node (rank r on node r / ranks_per_node), as mpiexec places them by default and as
@@ -8,7 +12,8 @@
 #define HLA_DIST_PLAN_IMPL_H
 
 #include <stdint.h>
-#include "dist/layout/layout_impl.h"
+#include "dist/cyclic.h"
+#include "dist/plan/thresholds.h"
 #include "hla/ops.h"
 #include "hla/plan.h"
 
@@ -94,8 +99,19 @@ double hp_lu_time(const hp_ctx *ctx, const hp_lu *c, double *compute, double *co
 /* The solve alone (both triangles and the permutation) of nrhs right-hand sides. */
 double hp_solve_time(const hp_ctx *ctx, int64_t n, int M, int N, int nb, int nrhs);
 
-/* The layer split of 3D for c layers on M x N (1 rows, 0 columns, -1 none), as matmul.c. */
+/* The layer split of 3D for c layers on M x N: 1 cut the process rows, 0 the columns (the squarer
+ * layers when both divide), -1 c divides neither. Local, pure. */
 int hp_layer_split(int c, int M, int N);
+
+/* Bytes per rank the 3D algorithm (matmul/mm3d.c) allocates with c layers split as
+ * hp_layer_split says, panel width `panel`: the largest over ranks. Local, pure. */
+double hp_mm3d_bytes(int64_t m, int64_t n, int64_t k, int M, int N, int mb, int nb, int panel,
+                     int c, int split_rows);
+
+/* hmatmul's automatic panel width: the k-block of the operands used in place (the larger one;
+ * kba of op(A), kbb of op(B)), else max(mb, nb) of C, widened to a multiple of itself of at least
+ * HMM_MIN_PANEL. Local, pure. */
+int hp_mm_default_panel(int a_here, int b_here, int kba, int kbb, int mb, int nb);
 
 /* HSUMMA's communication on one uniform link with the same broadcast at both levels, no overlap
  * and no compute: *lat the latency part, *bw the bandwidth part (the form of Hasanov (4.3)-(4.4)
@@ -103,13 +119,25 @@ int hp_layer_split(int c, int M, int N);
 void hp_hsumma_comm(int alg, double m, double n, double k, int M, int N, int gi, int gj, double Mo,
                     double b, hplan_link lk, double *lat, double *bw);
 
-/* ---------------------------------------------------------------- runtime hooks (plan.c) */
+/* SplitMix64: the pseudo-random sequence of the pairwise benchmark's rounds and of the
+ * relabelling's climb (seeded by the caller, so every rank draws the same). */
+static inline uint64_t hp_splitmix(uint64_t *s) {
+  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/* ---------------------------------------------------------------- the entries' planner (planner.c)
+ * Pure: the same result on every rank from global arguments. A grid is given by its shape M x N
+ * and the nodes its ranks span (ranks_per_node consecutive ranks per node, as the model assumes).
+ */
 
 /* 1 if opts asks for nothing (NULL, or every algorithm field zero): the planner may choose. */
 int hplan_mm_automatic(const hla_opts *o);
 int hplan_lu_automatic(const hla_opts *o);
 
-/* What the planner chose for an hmatmul on grid g (fixed layout). */
+/* What the planner chose for a multiply on a fixed grid and layout. */
 typedef struct {
   int alg, b, gi, gj, c, split_rows;
   int64_t Mo;
@@ -117,47 +145,36 @@ typedef struct {
   char why[200];
 } hplan_mm_choice;
 
-/* Choose for C := op(A) op(B) on g (blocks of A, B, C as given; ta, tb 'N'/'T'); mem_bound as
- * opts->mem_bound (0: the planner's default). Local, pure (same result on every rank). */
-int hplan_mm_fixed(const hplan_machine *m, hgrid g, char ta, char tb, hmat A, hmat B, hmat C,
-                   int64_t k, double mem_bound, hplan_mm_choice *out);
+/* The best multiply for the template c (sizes, grid, C's blocks, the operands' k-blocks and
+ * here-flags; the algorithm fields are ignored) on a grid spanning `nodes` nodes; mem_bound as
+ * opts->mem_bound (0: the planner's default). HLA_ERR_NOMEM, HLA_ERR_DIM (nothing fits). */
+int hplan_mm_fixed(const hplan_machine *m, int nodes, const hp_mm *c, double mem_bound,
+                   hplan_mm_choice *out);
 
-/* Predicted seconds of the multiply hmatmul is about to run (its own choices). Local, pure. */
-double hplan_mm_predict(const hplan_machine *m, hgrid g, int64_t mm, int64_t n, int64_t k, int mb,
-                        int nb, int kba, int kbb, int a_here, int b_here, int alg, int b,
-                        int64_t Mo, int gi, int gj, int c, int split_rows, int bcast_alg);
-
-/* What the planner chose for an LU on grid g of an n x n matrix in nb blocks. */
+/* What the planner chose for an LU on a fixed grid and block size. */
 typedef struct {
   int alg, lookahead;
   double seconds;
   char why[200];
 } hplan_lu_choice;
 
-int hplan_lu_fixed(const hplan_machine *m, hgrid g, int64_t n, int nb, hplan_lu_choice *out);
-/* Predicted seconds of hlu_solve with nrhs right-hand sides on g by the model already on g (0 when
- * there is none). Local, pure. */
-double hplan_solve_predict(hgrid g, int64_t n, int nb, int64_t nrhs);
-double hplan_lu_predict(const hplan_machine *m, hgrid g, int64_t n, int nb, int alg, int lookahead);
+/* The best LU variant (flat or two levels by node, look-ahead on or off) of order n in nb blocks on
+ * an M x N grid spanning `nodes` nodes. */
+int hplan_lu_fixed(const hplan_machine *m, int nodes, int64_t n, int M, int N, int nb,
+                   hplan_lu_choice *out);
 
-/* hgrid_create(M = N = 0): the grid shape for env from the machine model (loaded or probed as
- * HLA_PLAN says); *M = *N = 0 when there is no model. *mach gets the model (malloc'ed, for the
- * grid to keep) or NULL. Collective over env; errors agreed. */
-int hplan_env_shape(hbsp_env env, int *M, int *N, hplan_machine **mach);
+/* Predicted seconds of the configuration c on a grid spanning `nodes` nodes (as it will run). */
+double hplan_mm_predict(const hplan_machine *m, int nodes, const hp_mm *c);
+double hplan_lu_predict(const hplan_machine *m, int nodes, const hp_lu *c);
+/* The solve alone of nrhs right-hand sides. */
+double hplan_solve_predict(const hplan_machine *m, int nodes, int64_t n, int M, int N, int nb,
+                           int64_t nrhs);
 
-/* hmat_create(mb = nb = 0): the block size for an m x n matrix on g from the model (lazily
- * obtained); 0 when there is none. Collective over HGRID_ALL of g. */
-int hplan_grid_block(hgrid g, int64_t m, int64_t n, int *b);
+/* hgrid_create(M = N = 0): the grid shape of the best LU of order n on P ranks spanning `nodes`
+ * nodes. HLA_ERR_NOMEM. */
+int hplan_shape(const hplan_machine *m, int P, int nodes, int64_t n, int *M, int *N);
 
-/* ---------------------------------------------------------------- probe internals (plan_probe.c)
- */
-
-/* Obtain the model for env (P ranks, nodes nodes) as HLA_PLAN / HLA_MACHINE_FILE say: *out is a
- * malloc'ed model or NULL (planning off or unavailable). Collective over env; errors agreed. */
-int hplan_obtain(hbsp_env env, int nodes, hplan_machine **out);
-
-/* The pairwise benchmark limited to max_rounds rounds per sweep (0: all). Collective over env. */
-int hplan_pairwise_rounds(hbsp_env env, int sweeps, uint64_t seed, size_t bytes, int reps,
-                          int max_rounds, double *lat, double *invbw);
+/* hmat_create(mb = nb = 0): the block size of the best LU of order big on the M x N grid. */
+int hplan_block(const hplan_machine *m, int M, int N, int nodes, int64_t big, int *b);
 
 #endif

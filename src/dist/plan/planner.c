@@ -1,12 +1,12 @@
 /* hla — the planner: enumerate the plans of a multiply or an LU, predict each with the cost model
- * (plan_model.c), rank them; and the hooks of the automatic paths (hgrid_create, hmat_create,
- * hmatmul, hlu_factor).
+ * (model.c), rank them; and the choices the entries ask for (hgrid_create, hmat_create, hmatmul,
+ * hlu_factor) on a fixed grid. Pure: no communication, the same result on every rank.
  *
  * Multiply: for every placement (ranks per node x threads per rank, when the target leaves it
  * free), every grid M x N = P (or the fixed one), every layout block in {64, 128, 256} (or the
  * fixed one), panel widths b0 and 2 b0 (b0: hmatmul's rule, the block widened to >= 256), it
  * predicts SUMMA; HSUMMA for every I | M, J | N other than 1 x 1 and M x N, with outer blocks
- * b, 2b and 4b; 3D/2.5D for every c > 1 dividing M or N whose memory (mm3d_bytes) fits the bound
+ * b, 2b and 4b; 3D/2.5D for every c > 1 dividing M or N whose memory (hp_mm3d_bytes) fits the bound
  * (opts->mem_bound, or 40 % of the node's memory share of a rank).
  * LU: every grid, block sizes 32 ... 384 (at most n), flat, and hierarchical when the grid's rows
  * or columns span nodes, each with look-ahead on and off.
@@ -18,11 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "dist/matmul/matmul_impl.h"
 #include "dist/plan/plan_impl.h"
-
-/* hmatmul's smallest automatic panel width (matmul.c). */
-#define PLAN_MIN_PANEL 256
 
 /* ---------------------------------------------------------------- ranking */
 
@@ -80,22 +76,6 @@ static int64_t imax(int64_t a, int64_t b) {
   return a > b ? a : b;
 }
 
-/* hmatmul's default panel width for these blocks (see matmul.c plan_make). */
-static int default_b(int a_here, int b_here, int kba, int kbb, int mb, int nb) {
-  int b;
-  if (a_here && b_here)
-    b = kba > kbb ? kba : kbb;
-  else if (a_here)
-    b = kba;
-  else if (b_here)
-    b = kbb;
-  else
-    b = mb > nb ? mb : nb;
-  if (b < 1) b = 1;
-  if (b < PLAN_MIN_PANEL) b *= (PLAN_MIN_PANEL + b - 1) / b;
-  return b;
-}
-
 static double mem_bound_of(const hp_ctx *x, double given) {
   if (given > 0) return given;
   const hplan_machine *m = x->m;
@@ -111,9 +91,10 @@ static void mm_eval(const hp_ctx *x, hp_mm *c, hplan_cand *out) {
   out->c = c->alg == HLA_MM_3D ? c->c : 1;
   out->bcast_alg = c->bcast_alg;
   out->seconds = hp_mm_time(x, c, &out->compute, &out->comm, &out->exposed);
-  int64_t mloc = hmat_numroc(c->m, c->mb, 0, c->M), nloc = hmat_numroc(c->n, c->nb, 0, c->N);
+  int64_t mloc = hcyc_numroc(c->m, c->mb, 0, c->M), nloc = hcyc_numroc(c->n, c->nb, 0, c->N);
   if (c->alg == HLA_MM_3D)
-    out->bytes = mm3d_bytes(c->m, c->n, c->k, c->M, c->N, c->mb, c->nb, c->b, c->c, c->split_rows);
+    out->bytes =
+        hp_mm3d_bytes(c->m, c->n, c->k, c->M, c->N, c->mb, c->nb, c->b, c->c, c->split_rows);
   else
     out->bytes = 16.0 * (double)(mloc + nloc) * (double)(c->alg == HLA_MM_HSUMMA ? c->Mo : c->b);
   if (c->M * c->N == 1)
@@ -131,7 +112,7 @@ static void mm_eval(const hp_ctx *x, hp_mm *c, hplan_cand *out) {
 /* Every algorithm on one grid and layout (template c: sizes, grid, blocks, here-flags). */
 static void mm_grid(const hp_ctx *x, const hplan_target *t, hp_mm c, double bound,
                     hplan_ranking *r) {
-  int b0 = default_b(c.a_here, c.b_here, c.kba, c.kbb, c.mb, c.nb);
+  int b0 = hp_mm_default_panel(c.a_here, c.b_here, c.kba, c.kbb, c.mb, c.nb);
   int64_t kk = imax(c.k, 1);
   int bs[2] = {b0, 2 * b0}, nbs = 2;
   if (b0 >= kk)
@@ -168,7 +149,7 @@ static void mm_grid(const hp_ctx *x, const hplan_target *t, hp_mm c, double boun
       for (int cc = 2; cc <= (c.M > c.N ? c.M : c.N); cc++) {
         int split = hp_layer_split(cc, c.M, c.N);
         if (split < 0) continue;
-        double bytes = mm3d_bytes(c.m, c.n, c.k, c.M, c.N, c.mb, c.nb, c.b, cc, split);
+        double bytes = hp_mm3d_bytes(c.m, c.n, c.k, c.M, c.N, c.mb, c.nb, c.b, cc, split);
         if (bound > 0 && bytes > bound) continue;
         c.alg = HLA_MM_3D, c.c = cc, c.split_rows = split;
         mm_eval(x, &c, &out);
@@ -239,7 +220,7 @@ static void lu_eval(const hp_ctx *x, const hp_lu *c, hplan_cand *out) {
   out->bcast_alg = c->bcast_alg;
   out->seconds = hp_lu_time(x, c, &out->compute, &out->comm, &out->exposed);
   out->bytes = 8.0 * 3 *
-               (double)(hmat_numroc(c->n, c->nb, 0, c->M) + hmat_numroc(c->n, c->nb, 0, c->N)) *
+               (double)(hcyc_numroc(c->n, c->nb, 0, c->M) + hcyc_numroc(c->n, c->nb, 0, c->N)) *
                c->nb;
   snprintf(out->why, sizeof out->why, "LU %s %dx%d nb=%d look-ahead %s%s",
            c->alg == HLA_LU_HIER ? "hierarchical" : "flat", c->M, c->N, c->nb,
@@ -391,39 +372,29 @@ int hplan_lu_automatic(const hla_opts *o) {
           o->bcast.groups == 0 && o->bcast.segment == 0);
 }
 
-/* The placement of a grid as every rank sees it (global values only). */
-static void grid_ctx(hp_ctx *x, const hplan_machine *m, hgrid g) {
-  int P = g->M * g->N, nodes = g->nnodes > 0 ? g->nnodes : 1;
+/* The placement of an M x N grid spanning `nodes` nodes (ranks_per_node consecutive ranks each). */
+static void grid_ctx(hp_ctx *x, const hplan_machine *m, int M, int N, int nodes) {
+  int P = M * N;
+  if (nodes < 1) nodes = 1;
   hp_ctx_make(x, m, P, nodes, (P + nodes - 1) / nodes, 0);
 }
 
-static void mm_template(hp_mm *c, hgrid g, char ta, char tb, hmat A, hmat B, hmat C, int64_t k) {
-  memset(c, 0, sizeof *c);
-  c->m = C->m, c->n = C->n, c->k = k, c->M = g->M, c->N = g->N, c->mb = C->mb, c->nb = C->nb;
-  c->a_here = ta == 'N' && A->mb == C->mb;
-  c->b_here = tb == 'N' && B->nb == C->nb;
-  c->kba = A->nb, c->kbb = B->mb;
-}
-
-int hplan_mm_fixed(const hplan_machine *m, hgrid g, char ta, char tb, hmat A, hmat B, hmat C,
-                   int64_t k, double mem_bound, hplan_mm_choice *out) {
+int hplan_mm_fixed(const hplan_machine *m, int nodes, const hp_mm *c, double mem_bound,
+                   hplan_mm_choice *out) {
   hp_ctx x;
-  grid_ctx(&x, m, g);
-  hp_mm c;
-  mm_template(&c, g, ta, tb, A, B, C, k);
+  grid_ctx(&x, m, c->M, c->N, nodes);
   hplan_target t;
   memset(&t, 0, sizeof t);
-  hplan_ranking *r = malloc(sizeof *r);
+  hplan_ranking *r = calloc(1, sizeof *r);
   if (r == NULL) return HLA_ERR_NOMEM;
-  memset(r, 0, sizeof *r);
-  mm_grid(&x, &t, c, mem_bound_of(&x, mem_bound), r);
+  mm_grid(&x, &t, *c, mem_bound_of(&x, mem_bound), r);
   int code = r->ncand > 0 ? HLA_OK : HLA_ERR_DIM;
   if (code == HLA_OK) {
     const hplan_cand *b = &r->cand[0];
     memset(out, 0, sizeof *out);
     out->alg = b->alg, out->b = b->b, out->Mo = b->Mo > 0 ? b->Mo : b->b;
     out->gi = b->gi, out->gj = b->gj, out->c = b->c;
-    out->split_rows = b->alg == HLA_MM_3D ? hp_layer_split(b->c, g->M, g->N) : 0;
+    out->split_rows = b->alg == HLA_MM_3D ? hp_layer_split(b->c, c->M, c->N) : 0;
     out->seconds = b->seconds;
     double second = r->ncand > 1 ? r->cand[1].seconds : b->seconds;
     snprintf(out->why, sizeof out->why,
@@ -434,26 +405,23 @@ int hplan_mm_fixed(const hplan_machine *m, hgrid g, char ta, char tb, hmat A, hm
   return code;
 }
 
-double hplan_mm_predict(const hplan_machine *m, hgrid g, int64_t mm, int64_t n, int64_t k, int mb,
-                        int nb, int kba, int kbb, int a_here, int b_here, int alg, int b,
-                        int64_t Mo, int gi, int gj, int c, int split_rows, int bcast_alg) {
+double hplan_mm_predict(const hplan_machine *m, int nodes, const hp_mm *c) {
   hp_ctx x;
-  grid_ctx(&x, m, g);
-  hp_mm cfg = {mm,     n,   k, g->M, g->N, mb, nb, kba,        kbb,      a_here,
-               b_here, alg, b, Mo,   gi,   gj, c,  split_rows, bcast_alg};
-  return hp_mm_time(&x, &cfg, NULL, NULL, NULL);
+  grid_ctx(&x, m, c->M, c->N, nodes);
+  return hp_mm_time(&x, c, NULL, NULL, NULL);
 }
 
-int hplan_lu_fixed(const hplan_machine *m, hgrid g, int64_t n, int nb, hplan_lu_choice *out) {
+int hplan_lu_fixed(const hplan_machine *m, int nodes, int64_t n, int M, int N, int nb,
+                   hplan_lu_choice *out) {
   hp_ctx x;
-  grid_ctx(&x, m, g);
+  grid_ctx(&x, m, M, N, nodes);
   double best = HUGE_VAL, second = HUGE_VAL;
   int considered = 0;
   memset(out, 0, sizeof *out);
   for (int a = HLA_LU_FLAT; a <= HLA_LU_HIER; a++) {
-    if (a == HLA_LU_HIER && !hier_differs(&x, g->M, g->N)) continue;
+    if (a == HLA_LU_HIER && !hier_differs(&x, M, N)) continue;
     for (int la = 1; la >= 0; la--) {
-      hp_lu c = {n, g->M, g->N, nb, a, la, HBSP_AUTO, 0};
+      hp_lu c = {n, M, N, nb, a, la, HBSP_AUTO, 0};
       double t = hp_lu_time(&x, &c, NULL, NULL, NULL);
       considered++;
       if (t < best) {
@@ -472,81 +440,45 @@ int hplan_lu_fixed(const hplan_machine *m, hgrid g, int64_t n, int nb, hplan_lu_
   return HLA_OK;
 }
 
-double hplan_lu_predict(const hplan_machine *m, hgrid g, int64_t n, int nb, int alg,
-                        int lookahead) {
+double hplan_lu_predict(const hplan_machine *m, int nodes, const hp_lu *c) {
   hp_ctx x;
-  grid_ctx(&x, m, g);
-  hp_lu c = {n, g->M, g->N, nb, alg, lookahead, HBSP_AUTO, 0};
-  return hp_lu_time(&x, &c, NULL, NULL, NULL);
+  grid_ctx(&x, m, c->M, c->N, nodes);
+  return hp_lu_time(&x, c, NULL, NULL, NULL);
 }
 
-double hplan_solve_predict(hgrid g, int64_t n, int nb, int64_t nrhs) {
-  if (g == NULL || g->plan_state != 1 || g->machine == NULL || nrhs <= 0) return 0.0;
+double hplan_solve_predict(const hplan_machine *m, int nodes, int64_t n, int M, int N, int nb,
+                           int64_t nrhs) {
+  if (m == NULL || nrhs <= 0) return 0.0;
   hp_ctx x;
-  grid_ctx(&x, g->machine, g);
-  return hp_solve_time(&x, n, g->M, g->N, nb, nrhs > INT32_MAX ? INT32_MAX : (int)nrhs);
+  grid_ctx(&x, m, M, N, nodes);
+  return hp_solve_time(&x, n, M, N, nb, nrhs > INT32_MAX ? INT32_MAX : (int)nrhs);
 }
 
-int hplan_env_shape(hbsp_env env, int *M, int *N, hplan_machine **mach) {
-  *M = *N = 0, *mach = NULL;
-  hbsp_env node = NULL;
-  HLA_CALL(hbsp_node(env, &node));
-  int leader = hbsp_rank(node) == 0, nodes = 0;
-  int code = hbsp_allreduce(env, &leader, &nodes, 1, HBSP_INT, HBSP_SUM, NULL);
-  int e = hbsp_free(&node);
-  HLA_CALL(code);
-  HLA_CALL(e);
-  hplan_machine *m = NULL;
-  HLA_CALL(hplan_obtain(env, nodes, &m));
-  if (m == NULL) return HLA_OK;
-  int P = hbsp_size(env);
-  int64_t n0 = 0;
-  if (hbsp_rank(env) == 0) {
-    const char *v = getenv("HLA_PLAN_N");
-    n0 = v && *v ? strtoll(v, NULL, 10) : 0;
-  }
-  code = hbsp_bcast(env, &n0, sizeof n0, 0, NULL);
-  if (code != HLA_OK) {
-    free(m);
-    return code;
-  }
-  if (n0 <= 0) n0 = ((int64_t)(4096 * sqrt((double)P)) + 255) / 256 * 256;
+/* The best LU of order n on P ranks over `nodes` nodes, on the M x N grid if M > 0. */
+static int best_lu(const hplan_machine *m, int P, int nodes, int M, int N, int64_t n,
+                   hplan_cand *best) {
   hplan_target t;
   memset(&t, 0, sizeof t);
-  t.P = P, t.nodes = nodes;
+  t.P = P, t.nodes = nodes, t.M = M, t.N = N;
   hplan_ranking *r = malloc(sizeof *r);
-  code = r ? hplan_lu_rank(m, n0, &t, r) : HLA_ERR_NOMEM;
-  if (code == HLA_OK) *M = r->cand[0].M, *N = r->cand[0].N;
+  int code = r ? hplan_lu_rank(m, n, &t, r) : HLA_ERR_NOMEM;
+  if (code == HLA_OK) *best = r->cand[0];
   free(r);
-  /* the same arithmetic everywhere; only a failed malloc can differ */
-  code = hbsp_agree(env,
-                    code == HLA_OK ? HLA_OK : HBSP_FAIL(env, code, "hgrid_create: planner failed"));
-  if (code != HLA_OK) {
-    free(m);
-    *M = *N = 0;
-    return code;
-  }
-  *mach = m;
-  return HLA_OK;
+  return code;
 }
 
-int hplan_grid_block(hgrid g, int64_t m, int64_t n, int *b) {
-  *b = 0;
-  const hplan_machine *mach = NULL;
-  HLA_CALL(hplan_grid_machine(g, &mach));
-  if (mach == NULL) return HLA_OK;
-  int64_t big = m > n ? m : n;
+int hplan_shape(const hplan_machine *m, int P, int nodes, int64_t n, int *M, int *N) {
+  hplan_cand c;
+  int code = best_lu(m, P, nodes, 0, 0, n, &c);
+  *M = code == HLA_OK ? c.M : 0, *N = code == HLA_OK ? c.N : 0;
+  return code;
+}
+
+int hplan_block(const hplan_machine *m, int M, int N, int nodes, int64_t big, int *b) {
+  hplan_cand c;
   if (big < 1) big = 1;
-  hplan_target t;
-  memset(&t, 0, sizeof t);
-  t.P = g->M * g->N, t.nodes = g->nnodes, t.M = g->M, t.N = g->N;
-  hplan_ranking *r = malloc(sizeof *r);
-  int code = r ? hplan_lu_rank(mach, big, &t, r) : HLA_ERR_NOMEM;
-  if (code == HLA_OK) *b = r->cand[0].nb;
-  free(r);
-  code = hbsp_agree(
-      g->all, code == HLA_OK ? HLA_OK : HBSP_FAIL(g->all, code, "hmat_create: planner failed"));
-  if (code != HLA_OK) *b = 0;
+  int code = best_lu(m, M * N, nodes, M, N, big, &c);
+  *b = code == HLA_OK ? c.nb : 0;
   if (*b > big) *b = (int)big;
   return code;
 }

@@ -1,5 +1,6 @@
-/* hla — the machine probe (hplan_probe), the machine file (hplan_save / hplan_load), and the lazy
- * model of a grid (hplan_grid_machine).
+/* hla — the machine probe (hplan_measure: all of hplan_probe but its end-to-end calibration, which
+ * src/dist/calibrate.c adds) and the automatic paths' model (hplan_obtain: the machine file, or a
+ * probe saved to it).
  *
  * What the probe measures, in this order, on a split of env (its own traffic):
  *   r            DAXPY pairs (hbsp_probe_rate, bspbench's r);
@@ -24,9 +25,6 @@
  *                cost of a collective right after computing beyond its latency;
  *   overlap      an MPI_Ibcast of 1 MiB against a dgemm of about the same time that tests it
  *                between four slices: overlap = (t_bcast + t_gemm - t_both) / min(both);
- *   calibration  the planner's best LU and multiply of order 2048 on these ranks,
- *                run as a user would: measured / predicted (clamped to [0.5, 3]) multiplies the
- *                predictions in this placement (lu_cal, mm_cal).
  * Every timing: a barrier, each rank times its part (short kernels repeated to about 2.5e8 flops),
  * the maximum over ranks is one repetition; at
  * least 3 and at most 9 repetitions (after a warm-up), until the last three are within 5 % of
@@ -48,7 +46,7 @@
 #include <omp.h>
 #include "bsp/coll_impl.h"
 #include "bsp/probe.h"
-#include "dist/plan/plan_impl.h"
+#include "dist/plan/probe.h"
 #include "kernels/kernels.h"
 
 /* ---------------------------------------------------------------- timing */
@@ -85,8 +83,6 @@ static double median_of(const double *v, int n) {
   return n == 0 ? 0.0 : n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
 }
 
-typedef int (*probe_fn)(void *arg);
-
 /* Rows of the panel LU measured (tall: the panels of large matrices). */
 #define PANEL_M 8192
 
@@ -107,8 +103,8 @@ static int reps_for(double flops) {
  * *med = the median of the per-repetition maxima over ranks divided by inner. Collective over
  * comm. An error of fn on any rank makes every rank return it (HLA_ERR_INTERNAL if codes differ).
  */
-static int timed(MPI_Comm comm, int active, int sleepy, probe_fn fn, probe_fn prep, void *arg,
-                 int inner, double *med) {
+int hplan_timed(MPI_Comm comm, int active, int sleepy, hplan_probe_fn fn, hplan_probe_fn prep,
+                void *arg, int inner, double *med) {
   double t[REPS_MAX];
   int n = 0, err = HLA_OK;
   *med = 0;
@@ -195,8 +191,9 @@ static int run_lu(void *p) {
 
 static int run_alloc(void *p) {
   (void)p;
-  double *b = hdist_alloc((int64_t)(ALLOC_PROBE / sizeof(double))); /* as the library allocates */
+  double *b = hla_alloc(ALLOC_PROBE); /* as the library allocates a matrix (hdist_alloc) */
   if (b == NULL) return HLA_ERR_NOMEM;
+  memset(b, 0, ALLOC_PROBE);
   free(b);
   return HLA_OK;
 }
@@ -330,98 +327,7 @@ static int probe_env(probe_ws *w, hbsp_env sub, hplan_machine *m, int idx) {
   m->l[idx] = gs.l > 0 ? gs.l : gs.t[0];
   m->g[idx] = gb.g > 0 ? gb.g : 0;
   ar_arg a = {sub};
-  return timed(hbsp_comm(w->penv), 1, 0, run_ar, NULL, &a, 10, &m->ar[idx]);
-}
-
-/* ---------------------------------------------------------------- calibration */
-
-static double cal_entry(int64_t i, int64_t j, void *ctx) {
-  uint64_t s = (uint64_t)(uintptr_t)ctx ^ ((uint64_t)i * 0x9E3779B97F4A7C15ull) ^
-               ((uint64_t)j * 0xC2B2AE3D27D4EB4Full);
-  s ^= s >> 31, s *= 0xBF58476D1CE4E5B9ull, s ^= s >> 29;
-  return (double)(s >> 11) * 0x1.0p-53 - 0.5;
-}
-
-typedef struct {
-  hmat A, B, C;
-  int64_t *ipiv;
-  hla_opts o;
-} cal_arg;
-
-static int prep_cal_lu(void *p) {
-  cal_arg *c = p;
-  return hmat_fill(c->A, cal_entry, (void *)3);
-}
-
-static int run_cal_lu(void *p) {
-  cal_arg *c = p;
-  int e = hlu_factor(c->A, c->ipiv, &c->o);
-  return e == HLA_ERR_SINGULAR ? HLA_OK : e;
-}
-
-static int run_cal_mm(void *p) {
-  cal_arg *c = p;
-  return hmatmul('N', 'N', 1.0, c->A, c->B, 0.0, c->C, &c->o);
-}
-
-#define CAL_LU 2048
-#define CAL_MM 2048
-
-/* Run the planner's best LU of order CAL_LU and multiply of order CAL_MM on penv as a user would
- * (grid, layout, options), and keep measured / predicted. Collective over penv. */
-static int calibrate(hbsp_env penv, hplan_machine *m) {
-  MPI_Comm pc = hbsp_comm(penv);
-  hplan_target t;
-  memset(&t, 0, sizeof t);
-  t.P = m->P, t.nodes = m->nodes;
-  hplan_ranking *r = malloc(sizeof *r);
-  int code = r ? HLA_OK : HBSP_FAIL(penv, HLA_ERR_NOMEM, "hplan_probe: out of memory");
-  HLA_CALL(hbsp_agree(penv, code));
-  m->lu_cal = m->mm_cal = 0; /* predictions without calibration */
-  for (int op = 0; op < 2 && code == HLA_OK; op++) {
-    int64_t n = op == 0 ? CAL_LU : CAL_MM;
-    code = op == 0 ? hplan_lu_rank(m, n, &t, r) : hplan_matmul_rank(m, n, n, n, &t, r);
-    if (code != HLA_OK) break; /* pure arithmetic: the same on every rank */
-    hplan_cand c = r->cand[0];
-    hgrid g = NULL;
-    cal_arg a;
-    memset(&a, 0, sizeof a);
-    code = hgrid_create(penv, c.M, c.N, &g);
-    if (code != HLA_OK) break;
-    code = hmat_create(g, n, n, c.mb, c.nb, &a.A);
-    if (code == HLA_OK && op == 1) code = hmat_create(g, n, n, c.mb, c.nb, &a.B);
-    if (code == HLA_OK && op == 1) code = hmat_create(g, n, n, c.mb, c.nb, &a.C);
-    a.ipiv = op == 0 ? malloc(sizeof(int64_t) * (size_t)n) : NULL;
-    code = hbsp_agree(penv, code == HLA_OK && op == 0 && !a.ipiv
-                                ? HBSP_FAIL(penv, HLA_ERR_NOMEM, "hplan_probe: out of memory")
-                                : code);
-    double tm = 0;
-    if (code == HLA_OK && op == 0) {
-      a.o.lu_alg = c.alg, a.o.lookahead = c.lookahead;
-      code = timed(pc, 1, 0, run_cal_lu, prep_cal_lu, &a, 1, &tm);
-    } else if (code == HLA_OK) {
-      hmat_fill(a.A, cal_entry, (void *)1), hmat_fill(a.B, cal_entry, (void *)2);
-      a.o.mm_alg = c.alg, a.o.inner_block = c.b;
-      if (c.alg == HLA_MM_HSUMMA)
-        a.o.outer_block = c.Mo, a.o.groups_row = c.gi, a.o.groups_col = c.gj;
-      if (c.alg == HLA_MM_3D) a.o.replication = c.c;
-      code = timed(pc, 1, 0, run_cal_mm, NULL, &a, 1, &tm);
-    }
-    hmat_free(&a.A), hmat_free(&a.B), hmat_free(&a.C);
-    free(a.ipiv);
-    int e = hgrid_free(&g);
-    if (code == HLA_OK) code = e;
-    if (code == HLA_OK && c.seconds > 0) {
-      double f = tm / c.seconds;
-      f = f < 0.5 ? 0.5 : f > 3 ? 3 : f;
-      if (op == 0)
-        m->lu_cal = f;
-      else
-        m->mm_cal = f;
-    }
-  }
-  free(r);
-  return code;
+  return hplan_timed(hbsp_comm(w->penv), 1, 0, run_ar, NULL, &a, 10, &m->ar[idx]);
 }
 
 static int probe_body(hbsp_env env, probe_ws *w, hplan_machine *m) {
@@ -482,12 +388,12 @@ static int probe_body(hbsp_env env, probe_ws *w, hplan_machine *m) {
     double rk[5], rm[3], t, rinf_k, rinf_m;
     for (int i = 0; i < 5; i++) {
       gemm_arg g = {NR, NR, (int64_t)ks[i], NR, w->a, w->b, w->c, 0, NULL};
-      HLA_CALL(timed(pc, 1, 0, run_gemm, NULL, &g, reps_for(2.0 * NR * NR * ks[i]), &t));
+      HLA_CALL(hplan_timed(pc, 1, 0, run_gemm, NULL, &g, reps_for(2.0 * NR * NR * ks[i]), &t));
       rk[i] = 2.0 * NR * NR * ks[i] / t;
     }
     for (int i = 0; i < 3; i++) {
       gemm_arg g = {(int64_t)ms[i], NR, 256, NR, w->a, w->b, w->c, 0, NULL};
-      HLA_CALL(timed(pc, 1, 0, run_gemm, NULL, &g, reps_for(2.0 * ms[i] * NR * 256), &t));
+      HLA_CALL(hplan_timed(pc, 1, 0, run_gemm, NULL, &g, reps_for(2.0 * ms[i] * NR * 256), &t));
       rm[i] = 2.0 * ms[i] * NR * 256 / t;
     }
     fit_half(ks, rk, 5, &rinf_k, &m->gemm_khalf);
@@ -502,7 +408,7 @@ static int probe_body(hbsp_env env, probe_ws *w, hplan_machine *m) {
     if (e == HLA_OK) {
       fill(ba, NB * NB * 3, 7 + me);
       gemm_arg g = {NB, NB, NB, NB, ba, ba + NB * NB, ba + 2 * NB * NB, 0, NULL};
-      e = timed(pc, 1, 0, run_gemm, NULL, &g, 1, &t);
+      e = hplan_timed(pc, 1, 0, run_gemm, NULL, &g, 1, &t);
     }
     free(ba);
     HLA_CALL(e);
@@ -524,7 +430,7 @@ static int probe_body(hbsp_env env, probe_ws *w, hplan_machine *m) {
       if (leader) openblas_set_num_threads(t), omp_set_num_threads(t);
       gemm_arg g = {s, s, s, NR, w->a, w->b, w->c, 0, NULL};
       double tt;
-      HLA_CALL(timed(pc, leader, 1, run_gemm, NULL, &g, 1, &tt));
+      HLA_CALL(hplan_timed(pc, leader, 1, run_gemm, NULL, &g, 1, &tt));
       meas[i] = 2.0 * s * s * s / tt; /* at 768: the ratios between thread counts matter */
     }
     openblas_set_num_threads(threads);
@@ -546,7 +452,7 @@ static int probe_body(hbsp_env env, probe_ws *w, hplan_machine *m) {
     double rp[2], t;
     for (int i = 0; i < 2; i++) {
       lu_arg q = {PANEL_M, (int64_t)jbs[i], w->pa, w->po, w->ipiv, 0};
-      HLA_CALL(timed(pc, 1, 0, run_lu, prep_lu, &q, 1, &t));
+      HLA_CALL(hplan_timed(pc, 1, 0, run_lu, prep_lu, &q, 1, &t));
       rp[i] = ((double)PANEL_M * jbs[i] * jbs[i] - jbs[i] * jbs[i] * jbs[i] / 3) / t;
     }
     fit_half(jbs, rp, 2, &m->panel_rate, &m->panel_half);
@@ -564,7 +470,7 @@ static int probe_body(hbsp_env env, probe_ws *w, hplan_machine *m) {
     if (e == HLA_OK) {
       lu_arg q = {ng, ng, ga + ng * ng, ga, gp, 1};
       fill(ga, ng * ng, 9 + me);
-      e = timed(pc, 1, 0, run_lu, prep_lu, &q, 1, &t);
+      e = hplan_timed(pc, 1, 0, run_lu, prep_lu, &q, 1, &t);
     }
     free(ga), free(gp);
     HLA_CALL(e);
@@ -576,7 +482,7 @@ static int probe_body(hbsp_env env, probe_ws *w, hplan_machine *m) {
   /* fresh memory: larger than glibc's largest heap block, so mapped (and faulted) every time */
   {
     double t;
-    HLA_CALL(timed(pc, 1, 0, run_alloc, NULL, NULL, 1, &t));
+    HLA_CALL(hplan_timed(pc, 1, 0, run_alloc, NULL, NULL, 1, &t));
     m->alloc_rate = t > 0 ? (double)ALLOC_PROBE / t : 0;
   }
 
@@ -589,7 +495,7 @@ static int probe_body(hbsp_env env, probe_ws *w, hplan_machine *m) {
     if (e == HLA_OK) {
       fill(src, 4096 * 1024, 5 + me), fill(dst, 2048 * 1024, 6);
       copy_arg c = {2048, 1024, 4096, src, dst};
-      e = timed(pc, 1, 0, run_copy, NULL, &c, 8, &t);
+      e = hplan_timed(pc, 1, 0, run_copy, NULL, &c, 8, &t);
     }
     free(src), free(dst);
     HLA_CALL(e);
@@ -657,11 +563,11 @@ static int probe_body(hbsp_env env, probe_ws *w, hplan_machine *m) {
     for (int a = HBSP_NATIVE; a <= HBSP_SCATTER_ALLGATHER; a++)
       for (int s = 0; s < HPLAN_NBCAST; s++) {
         bcast_arg b = {w->penv, w->bb, (size_t)sizes[s], {(hbsp_alg)a, 0, 0}, 0, NULL};
-        HLA_CALL(timed(pc, 1, 0, run_bcast, NULL, &b,
-                       s == 0   ? 20
-                       : s == 1 ? 4
-                                : 1,
-                       &m->bcast[a][s]));
+        HLA_CALL(hplan_timed(pc, 1, 0, run_bcast, NULL, &b,
+                             s == 0   ? 20
+                             : s == 1 ? 4
+                                      : 1,
+                             &m->bcast[a][s]));
       }
   }
 
@@ -672,9 +578,9 @@ static int probe_body(hbsp_env env, probe_ws *w, hplan_machine *m) {
     gemm_arg g = {256, 256, 256, NR, w->a, w->b, w->c, 0, NULL};
     load_arg la = {&g, pc, 0};
     double t0, t1;
-    HLA_CALL(timed(pc, 1, 0, run_load, NULL, &la, 1, &t0));
+    HLA_CALL(hplan_timed(pc, 1, 0, run_load, NULL, &la, 1, &t0));
     la.sync = 1;
-    HLA_CALL(timed(pc, 1, 0, run_load, NULL, &la, 1, &t1));
+    HLA_CALL(hplan_timed(pc, 1, 0, run_load, NULL, &la, 1, &t1));
     double per = (t1 - t0) / LOAD_EVENTS - m->ar[HPLAN_WORLD];
     m->sync_load = per > 0 ? per : 0;
   }
@@ -684,26 +590,23 @@ static int probe_body(hbsp_env env, probe_ws *w, hplan_machine *m) {
   if (P > 1) {
     bcast_arg b = {w->penv, w->bb, (size_t)1 << 20, {HBSP_NATIVE, 0, 0}, 1, NULL};
     double tb, tg, tboth;
-    HLA_CALL(timed(pc, 1, 0, run_bcast, NULL, &b, 1, &tb));
+    HLA_CALL(hplan_timed(pc, 1, 0, run_bcast, NULL, &b, 1, &tb));
     double s = cbrt(tb * m->gemm_rate / 2);
     int64_t ns = (int64_t)(s < 64 ? 64 : s > NR ? NR : s);
     gemm_arg g = {ns, ns, ns, NR, w->a, w->b, w->c, 4, NULL};
-    HLA_CALL(timed(pc, 1, 0, run_gemm, NULL, &g, 1, &tg));
+    HLA_CALL(hplan_timed(pc, 1, 0, run_gemm, NULL, &g, 1, &tg));
     both_arg x = {&b, &g};
-    HLA_CALL(timed(pc, 1, 0, run_both, NULL, &x, 1, &tboth));
+    HLA_CALL(hplan_timed(pc, 1, 0, run_both, NULL, &x, 1, &tboth));
     double mn = fmin(tb, tg);
     m->overlap = mn > 0 ? fmax(0.0, fmin(1.0, (tb + tg - tboth) / mn)) : 0.0;
   }
-
-  /* last: end-to-end runs against the model made of everything above */
-  HLA_CALL(calibrate(w->penv, m));
 
   double el = MPI_Wtime() - t0;
   MPI_Allreduce(&el, &m->seconds, 1, MPI_DOUBLE, MPI_MAX, pc);
   return HLA_OK;
 }
 
-int hplan_probe(hbsp_env env, hplan_machine *m) {
+int hplan_measure(hbsp_env env, hplan_machine *m) {
   if (env == NULL) return HLA_ERR_ARG;
   HLA_CALL(hbsp_agree(env, m ? HLA_OK : HBSP_FAIL(env, HLA_ERR_ARG, "hplan_probe: m is NULL")));
   int old = hkern_threads_get(), old_omp = omp_get_max_threads();
@@ -722,393 +625,6 @@ int hplan_probe(hbsp_env env, hplan_machine *m) {
   code = hbsp_agree(env, code);
   if (code == HLA_OK) *m = tmp;
   return code;
-}
-
-/* ---------------------------------------------------------------- synthetic machines */
-
-void hplan_machine_synthetic(hplan_machine *m, int P, int nodes, int cores, double rate,
-                             hplan_link intra, hplan_link inter) {
-  memset(m, 0, sizeof *m);
-  if (P < 1) P = 1;
-  if (nodes < 1) nodes = 1;
-  if (nodes > P) nodes = P;
-  if (cores < 1) cores = 1;
-  m->version = HPLAN_VERSION;
-  strcpy(m->host, "synthetic");
-  m->P = P, m->nodes = nodes, m->cores_per_node = cores;
-  m->ranks_per_node = (P + nodes - 1) / nodes;
-  m->threads = cores / m->ranks_per_node > 0 ? cores / m->ranks_per_node : 1;
-  double sh = (double)m->ranks_per_node * m->threads <= cores
-                  ? 1.0
-                  : (double)cores / ((double)m->ranks_per_node * m->threads);
-  m->r = rate / 8;
-  m->nthreads = cores < HPLAN_MAX_THREADS ? cores : HPLAN_MAX_THREADS;
-  for (int t = 1; t <= m->nthreads; t++) m->gemm_threads[t - 1] = rate * t;
-  m->gemm_rate = rate * m->threads * sh;
-  m->gemm_khalf = 32, m->gemm_mhalf = 16;
-  m->panel_rate = 0.5 * m->gemm_rate, m->panel_half = 32;
-  m->copy_rate = 4e9;
-  m->getrf_rate = 0.8 * m->gemm_rate, m->getrf_half = 64;
-  m->alloc_rate = 2e9;
-  m->link[HPLAN_INTRA] = intra;
-  m->link[HPLAN_INTER] = nodes > 1 ? inter : intra;
-  m->have_inter = nodes > 1;
-  int Mg = 1;
-  for (int d = 1; d * d <= P; d++)
-    if (P % d == 0) Mg = d;
-  m->probe_M = Mg, m->probe_N = P / Mg;
-  int ps[HPLAN_NENV] = {P, m->ranks_per_node, P / Mg, Mg};
-  for (int i = 0; i < HPLAN_NENV; i++) {
-    int p = ps[i];
-    m->env_p[i] = p;
-    if (p < 2) continue;
-    double lg = ceil(log2((double)p) - 1e-12);
-    m->g[i] = 8 * intra.beta;
-    m->l[i] = ((p - 1) + 2 * lg) * intra.alpha;
-    m->ar[i] = 2 * lg * intra.alpha;
-  }
-  m->overlap = 0.5;
-}
-
-/* ---------------------------------------------------------------- the machine file */
-
-typedef enum { F_INT, F_DBL, F_STR } ftype;
-typedef struct {
-  const char *name;
-  ftype type;
-  size_t off;
-  int count;
-} field;
-
-#define FLD(n, t, c)                                                                               \
-  { #n, t, offsetof(hplan_machine, n), c }
-static const field fields[] = {FLD(version, F_INT, 1),
-                               FLD(host, F_STR, 64),
-                               FLD(P, F_INT, 1),
-                               FLD(nodes, F_INT, 1),
-                               FLD(ranks_per_node, F_INT, 1),
-                               FLD(cores_per_node, F_INT, 1),
-                               FLD(threads, F_INT, 1),
-                               FLD(mem_per_node, F_DBL, 1),
-                               FLD(r, F_DBL, 1),
-                               FLD(gemm_rate, F_DBL, 1),
-                               FLD(gemm_khalf, F_DBL, 1),
-                               FLD(gemm_mhalf, F_DBL, 1),
-                               FLD(nthreads, F_INT, 1),
-                               FLD(gemm_threads, F_DBL, HPLAN_MAX_THREADS),
-                               FLD(panel_rate, F_DBL, 1),
-                               FLD(panel_half, F_DBL, 1),
-                               FLD(copy_rate, F_DBL, 1),
-                               FLD(getrf_rate, F_DBL, 1),
-                               FLD(getrf_half, F_DBL, 1),
-                               FLD(alloc_rate, F_DBL, 1),
-                               FLD(link, F_DBL, 4),
-                               FLD(have_inter, F_INT, 1),
-                               FLD(env_p, F_INT, HPLAN_NENV),
-                               FLD(g, F_DBL, HPLAN_NENV),
-                               FLD(l, F_DBL, HPLAN_NENV),
-                               FLD(ar, F_DBL, HPLAN_NENV),
-                               FLD(probe_M, F_INT, 1),
-                               FLD(probe_N, F_INT, 1),
-                               FLD(bcast, F_DBL, 6 * HPLAN_NBCAST),
-                               FLD(overlap, F_DBL, 1),
-                               FLD(sync_load, F_DBL, 1),
-                               FLD(lu_cal, F_DBL, 1),
-                               FLD(mm_cal, F_DBL, 1),
-                               FLD(seconds, F_DBL, 1)};
-#define NFIELDS ((int)(sizeof fields / sizeof fields[0]))
-/* Most entries a file keeps. */
-#define FILE_MAX 64
-
-static void write_entry(FILE *f, const hplan_machine *m) {
-  fprintf(f, "  {");
-  for (int i = 0; i < NFIELDS; i++) {
-    const field *d = &fields[i];
-    const char *base = (const char *)m + d->off;
-    fprintf(f, "%s\n   \"%s\": ", i ? "," : "", d->name);
-    int count = d->count;
-    if (strcmp(d->name, "gemm_threads") == 0) count = m->nthreads > 0 ? m->nthreads : 1;
-    if (d->type == F_STR) {
-      fputc('"', f);
-      for (const char *s = base; *s && s < base + d->count; s++)
-        if (*s != '"' && *s != '\\' && (unsigned char)*s >= 32) fputc(*s, f);
-      fputc('"', f);
-      continue;
-    }
-    if (count > 1) fputc('[', f);
-    for (int j = 0; j < count; j++) {
-      if (j) fputs(", ", f);
-      if (d->type == F_INT)
-        fprintf(f, "%d", ((const int *)base)[j]);
-      else
-        fprintf(f, "%.17g", ((const double *)base)[j]);
-    }
-    if (count > 1) fputc(']', f);
-  }
-  fprintf(f, "\n  }");
-}
-
-/* A tiny reader for the subset of JSON that write_entry produces (and any JSON: unknown values
- * are skipped). */
-typedef struct {
-  const char *s;
-  size_t i, n;
-  int err;
-} jrd;
-
-static void jws(jrd *r) {
-  while (r->i < r->n &&
-         (r->s[r->i] == ' ' || r->s[r->i] == '\n' || r->s[r->i] == '\t' || r->s[r->i] == '\r'))
-    r->i++;
-}
-
-static int jpeek(jrd *r) {
-  jws(r);
-  return r->i < r->n ? r->s[r->i] : -1;
-}
-
-static int jexpect(jrd *r, char c) {
-  if (jpeek(r) != c) return r->err = 1, 0;
-  r->i++;
-  return 1;
-}
-
-static void jstring(jrd *r, char *out, size_t size) {
-  size_t k = 0;
-  if (!jexpect(r, '"')) return;
-  while (r->i < r->n && r->s[r->i] != '"') {
-    char c = r->s[r->i++];
-    if (c == '\\' && r->i < r->n) c = r->s[r->i++];
-    if (out && k + 1 < size) out[k++] = c;
-  }
-  if (out && size) out[k] = '\0';
-  if (!jexpect(r, '"')) r->err = 1;
-}
-
-static double jnumber(jrd *r) {
-  jws(r);
-  char *end;
-  double v = strtod(r->s + r->i, &end);
-  if (end == r->s + r->i) {
-    r->err = 1;
-    return 0;
-  }
-  r->i = (size_t)(end - r->s);
-  return v;
-}
-
-static void jskip(jrd *r) {
-  int c = jpeek(r);
-  if (c == '"') {
-    jstring(r, NULL, 0);
-  } else if (c == '{' || c == '[') {
-    char close = c == '{' ? '}' : ']';
-    r->i++;
-    if (jpeek(r) == close) {
-      r->i++;
-      return;
-    }
-    while (!r->err) {
-      if (c == '{') {
-        jstring(r, NULL, 0);
-        jexpect(r, ':');
-      }
-      jskip(r);
-      if (jpeek(r) == ',') {
-        r->i++;
-        continue;
-      }
-      jexpect(r, close);
-      return;
-    }
-  } else if (c == 't' || c == 'f' || c == 'n') {
-    while (r->i < r->n && r->s[r->i] >= 'a' && r->s[r->i] <= 'z') r->i++;
-  } else {
-    jnumber(r);
-  }
-}
-
-static void jentry(jrd *r, hplan_machine *m) {
-  memset(m, 0, sizeof *m);
-  if (!jexpect(r, '{')) return;
-  if (jpeek(r) == '}') {
-    r->i++;
-    return;
-  }
-  while (!r->err) {
-    char key[64];
-    jstring(r, key, sizeof key);
-    jexpect(r, ':');
-    const field *d = NULL;
-    for (int i = 0; i < NFIELDS && !d; i++)
-      if (strcmp(fields[i].name, key) == 0) d = &fields[i];
-    if (d == NULL) {
-      jskip(r);
-    } else if (d->type == F_STR) {
-      jstring(r, (char *)m + d->off, (size_t)d->count);
-    } else {
-      int arr = jpeek(r) == '[', j = 0;
-      if (arr) r->i++;
-      while (!r->err) {
-        double v = jnumber(r);
-        if (j < d->count) {
-          if (d->type == F_INT)
-            ((int *)((char *)m + d->off))[j] = (int)v;
-          else
-            ((double *)((char *)m + d->off))[j] = v;
-        }
-        j++;
-        if (!arr) break;
-        if (jpeek(r) == ',') {
-          r->i++;
-          continue;
-        }
-        jexpect(r, ']');
-        break;
-      }
-    }
-    if (jpeek(r) == ',') {
-      r->i++;
-      continue;
-    }
-    jexpect(r, '}');
-    return;
-  }
-}
-
-/* Every entry of the file (at most FILE_MAX); -1 when the file cannot be read or parsed. */
-static int read_file(const char *path, hplan_machine *out, int max) {
-  FILE *f = fopen(path, "rb");
-  if (f == NULL) return -1;
-  char *buf = NULL;
-  size_t n = 0, cap = 0;
-  for (;;) {
-    if (n + 4096 > cap) {
-      cap = cap ? 2 * cap : 65536;
-      char *nb = realloc(buf, cap);
-      if (!nb) {
-        free(buf);
-        fclose(f);
-        return -1;
-      }
-      buf = nb;
-    }
-    size_t got = fread(buf + n, 1, cap - n, f);
-    n += got;
-    if (got == 0) break;
-  }
-  fclose(f);
-  jrd r = {buf, 0, n, 0};
-  int count = 0;
-  if (jexpect(&r, '{') && jpeek(&r) != '}') {
-    while (!r.err) {
-      char key[64];
-      jstring(&r, key, sizeof key);
-      jexpect(&r, ':');
-      if (strcmp(key, "machines") == 0 && jpeek(&r) == '[') {
-        r.i++;
-        while (!r.err && jpeek(&r) != ']') {
-          hplan_machine m;
-          jentry(&r, &m);
-          if (!r.err && m.version == HPLAN_VERSION && count < max) out[count++] = m;
-          if (jpeek(&r) == ',') r.i++;
-        }
-        jexpect(&r, ']');
-      } else {
-        jskip(&r);
-      }
-      if (jpeek(&r) == ',') {
-        r.i++;
-        continue;
-      }
-      jexpect(&r, '}');
-      break;
-    }
-  }
-  free(buf);
-  return r.err ? -1 : count;
-}
-
-static int same_key(const hplan_machine *a, const char *host, int P, int nodes) {
-  return (host == NULL || strncmp(a->host, host, sizeof a->host) == 0) && (P <= 0 || a->P == P) &&
-         (nodes <= 0 || a->nodes == nodes);
-}
-
-int hplan_load(hplan_machine *m, const char *path, const char *host, int P, int nodes) {
-  if (m == NULL || path == NULL) return HLA_ERR_ARG;
-  hplan_machine *all = malloc(sizeof *all * FILE_MAX);
-  if (all == NULL) return HLA_ERR_NOMEM;
-  int n = read_file(path, all, FILE_MAX), code = HLA_ERR_STATE;
-  for (int i = 0; i < n; i++)
-    if (same_key(&all[i], host, P, nodes)) {
-      *m = all[i];
-      code = HLA_OK;
-      break;
-    }
-  free(all);
-  return code;
-}
-
-/* mkdir -p of the directory part of path. */
-static void make_dirs(const char *path) {
-  char buf[1024];
-  size_t n = strlen(path);
-  if (n >= sizeof buf) return;
-  memcpy(buf, path, n + 1);
-  for (size_t i = 1; i < n; i++)
-    if (buf[i] == '/') {
-      buf[i] = '\0';
-      mkdir(buf, 0755);
-      buf[i] = '/';
-    }
-}
-
-int hplan_save(const hplan_machine *m, const char *path) {
-  if (m == NULL || path == NULL || !*path) return HLA_ERR_ARG;
-  hplan_machine *all = malloc(sizeof *all * (FILE_MAX + 1));
-  if (all == NULL) return HLA_ERR_NOMEM;
-  int n = read_file(path, all, FILE_MAX);
-  if (n < 0) n = 0;
-  int at = n;
-  for (int i = 0; i < n; i++)
-    if (same_key(&all[i], m->host, m->P, m->nodes)) at = i;
-  if (at == n && n == FILE_MAX) at = 0; /* full: the oldest goes */
-  all[at] = *m;
-  if (at == n) n++;
-  make_dirs(path);
-  char tmp[1100];
-  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-  FILE *f = fopen(tmp, "w");
-  int code = HLA_OK;
-  if (f == NULL) {
-    code = HLA_ERR_STATE;
-  } else {
-    fprintf(f, "{\"format\": \"hla-machine\",\n \"machines\": [\n");
-    for (int i = 0; i < n; i++) {
-      write_entry(f, &all[i]);
-      fprintf(f, "%s\n", i + 1 < n ? "," : "");
-    }
-    fprintf(f, " ]\n}\n");
-    if (fclose(f) != 0 || rename(tmp, path) != 0) {
-      code = HLA_ERR_STATE;
-      remove(tmp);
-    }
-  }
-  free(all);
-  return code;
-}
-
-int hplan_default_path(char *buf, size_t size) {
-  if (buf == NULL || size == 0) return 0;
-  const char *v = getenv("HLA_MACHINE_FILE");
-  if (v && *v) {
-    if (strcmp(v, "none") == 0 || strcmp(v, "off") == 0) return 0;
-    return snprintf(buf, size, "%s", v) < (int)size;
-  }
-  const char *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
-  if (x && *x) return snprintf(buf, size, "%s/hla/machine.json", x) < (int)size;
-  if (h && *h) return snprintf(buf, size, "%s/.cache/hla/machine.json", h) < (int)size;
-  return 0;
 }
 
 /* ---------------------------------------------------------------- lazy model */
@@ -1145,7 +661,7 @@ int hplan_obtain(hbsp_env env, int nodes, hplan_machine **out) {
     if (ok) HBSP_MPI(env, MPI_Bcast(m, (int)sizeof *m, MPI_BYTE, 0, comm));
   }
   if (!ok && cfg.mode != MODE_LOAD) {
-    code = hplan_probe(env, m);
+    code = hplan_measure(env, m);
     if (code == HLA_ERR_NOMEM) { /* no memory to measure: plan without a model (the rules) */
       free(m);
       return HLA_OK;
@@ -1162,35 +678,5 @@ int hplan_obtain(hbsp_env env, int nodes, hplan_machine **out) {
     m = NULL;
   }
   *out = m;
-  return HLA_OK;
-}
-
-int hplan_grid_machine(hgrid g, const hplan_machine **m) {
-  if (g == NULL || m == NULL) return HLA_ERR_ARG;
-  if (g->plan_state == 0) {
-    hplan_machine *mach = NULL;
-    HLA_CALL(hplan_obtain(g->all, g->nnodes, &mach));
-    g->machine = mach;
-    g->plan_state = mach ? 1 : -1;
-  }
-  *m = g->machine;
-  return HLA_OK;
-}
-
-int hplan_grid_set(hgrid g, const hplan_machine *m) {
-  if (g == NULL) return HLA_ERR_ARG;
-  int have = m != NULL;
-  HBSP_MPI(g->all, MPI_Bcast(&have, 1, MPI_INT, 0, hbsp_comm(g->all)));
-  hplan_machine *copy = have ? malloc(sizeof *copy) : NULL;
-  int code =
-      have && !copy ? HBSP_FAIL(g->all, HLA_ERR_NOMEM, "hplan_grid_set: out of memory") : HLA_OK;
-  HLA_CALL(hbsp_agree(g->all, code));
-  if (have) {
-    if (hbsp_rank(g->all) == 0) *copy = *m;
-    HBSP_MPI(g->all, MPI_Bcast(copy, (int)sizeof *copy, MPI_BYTE, 0, hbsp_comm(g->all)));
-  }
-  free(g->machine);
-  g->machine = copy;
-  g->plan_state = have ? 1 : -1;
   return HLA_OK;
 }

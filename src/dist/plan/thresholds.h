@@ -1,0 +1,67 @@
+/* hla — the thresholds between the algorithms' variants: where the LU's L panels go on a board or
+ * by early messages, where its panel fuses the pivot exchange, where U12 is streamed, how the
+ * trailing update is sliced, where the solve runs by fan-in, and the multiply's smallest automatic
+ * panel. The entries (matmul/matmul.c, lu/lu.c) decide with them, the algorithms run what was
+ * decided, and the model (model.c) prices the same variants: one definition below all three.
+ * Pure constants; no code. Also the workspace a grid keeps, which the model prices.
+ */
+#ifndef HLA_DIST_PLAN_THRESHOLDS_H
+#define HLA_DIST_PLAN_THRESHOLDS_H
+
+/* Most words of workspace a grid keeps between operations while none is lent (layout/workspace.c:
+ * hdist_take); the model charges fresh pages for what is beyond. */
+#define HDIST_KEEP_WORDS ((int64_t)32 << 20) /* 256 MiB */
+
+/* Smallest automatic panel width of the multiply: below about 256, a rank-b dgemm update loses
+ * speed (hp_mm_default_panel). */
+#define HMM_MIN_PANEL 256
+
+/* Process columns up to which the L panels leave early by messages where the row has no board
+ * (point to point, lu.c). */
+#define HLU_EARLY_MAX 4
+/* Process columns beyond which the L panels go on the row's board where the row lies on one node
+ * (lu.c: hlu_workspace). */
+#define HLU_BOARD_MIN 2
+
+/* Process rows up to which the distributed panel finds each pivot and trades the rows in one
+ * allgather of every rank's candidate row (and the diagonal row) instead of a max-with-location
+ * and a superstep: half the latencies per column, M (2 jb + 2) words each. */
+#define HLU_PANEL_FUSE_MAX 8
+
+/* Process rows up to which U12 is streamed or solved in parts over the column (lu_ublock.c;
+ * beyond, pr solves all and broadcasts it). Measured at M = 2
+ * only (2 cores). The split moves the words of a scatter-allgather broadcast for a solve shared M
+ * ways, which the model (plan_model.c) prices as a gain at any M; the limit keeps the longer
+ * columns measured on 16 cores (8 and 16 ranks, bench/results/history_16core.md) on the pipelined
+ * broadcast they were measured with until a run there compares both. */
+#define HLU_USPLIT_MAX 4
+
+/* The trailing update goes in four column slices once it is wider than 4 HLU_SLICE_BLOCKS blocks
+ * (1024 columns with nb = 128): often enough to move the early broadcast along, seldom enough that
+ * dgemm (which packs L21 again for every call) keeps its speed. In blocks rather than columns, so
+ * that the small matrices of the tests run the same paths as large ones. One process column
+ * (N = 1) has no row broadcast to move: see HLU_PACK_BLOCKS. */
+#define HLU_SLICE_BLOCKS 2
+
+/* With look-ahead, the process column that has just factored panel k+1 packs the rows that panel's
+ * interchanges send (and moves those that stay inside its rows) right after the update of step k
+ * writes them, slice by slice while they are still in cache, instead of reading them back from
+ * memory at the start of step k+1 (one cache line per entry: a row is strided). One process column
+ * on several process rows updates in slices of this many blocks for it (8 x 128 = 1024 columns).
+ * On 2x1 at n = 6000 the packing and local moves take 0.035 s there instead of 0.075 s in the
+ * swaps, the slices cost dgemm 0.01-0.02 s, and the swaps (0.16 -> 0.11 s) are now mostly the
+ * wait for the rank with one more block row: in all +0.4 % (median of 6 alternating pairs,
+ * 0.98-1.02). Narrower slices (256 columns) cost dgemm more than they save. On 1x2 (only moves
+ * inside the rows, in the four slices of N > 1) the swaps went 0.065 -> 0.042 s and the update
+ * up 0.01-0.02 s: 0.957-1.023 of the time, median 0.993 of 10 alternating pairs. */
+#define HLU_PACK_BLOCKS 8
+
+/* The first slice of the rest on one process column of several process rows, in blocks: narrow,
+ * since with U12 streamed (lu_ublock.c) the other ranks wait for its solve on pr. */
+#define HLU_FIRST_BLOCKS 2
+
+/* Right-hand sides up to which the solve runs by fan-in: below about nb columns the triangle's
+ * n^2 / M words dwarf B's, and the fan-in's dgemm calls are as wide as B anyway. */
+#define HLU_FANIN_MAX_NRHS 64
+
+#endif
