@@ -9,7 +9,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 "$here/scripts/setup.sh" "$here/build"
 (cd "$here/build" && ctest --output-on-failure -j 2)
 "$here/scripts/setup.sh" "$here/build-asan" -DHLA_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug -DHLA_BUILD_BENCH=OFF
-(cd "$here/build-asan" && ctest --output-on-failure -j 2 -R '\.np(2|4)$')
+(cd "$here/build-asan" && ctest --output-on-failure -j 2 -R '\.np(2|4)$|\.nompi$')
 HLA_EXTRA_PKGS="mpich libmpich-dev" "$here/scripts/setup.sh" "$here/build-mpich" \
   -DMPI_C_COMPILER=/usr/bin/mpicc.mpich -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich -DHLA_BUILD_BENCH=OFF
-(cd "$here/build-mpich" && ctest --output-on-failure -R '\.np(1|2)$|install_check')
+(cd "$here/build-mpich" && ctest --output-on-failure -R '\.np(1|2)$|\.nompi$|install_check')

@@ -1,14 +1,16 @@
-/* Unit tests of the cost model, the relabelling and the planner's decisions (src/dist/plan*.c),
+/* Unit tests of the cost model, the relabelling and the planner's decisions (src/dist/plan/),
  * against the seeds' own numbers (../shared/reference/001 §2-3 and §6, 000 §3.5-3.6, 004 §4) and
- * synthetic machines (no timing anywhere).
- * @procs 1
+ * synthetic machines (no timing anywhere). Pure functions: built from the planner's sources alone
+ * and linked without MPI (CMakeLists.txt), so a call into MPI or the BSP layer from the model, the
+ * planner, the relabelling or the machine file fails to link; run without mpiexec.
+ * @nompi
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "harness.h"
+#include "unit.h"
 #include "dist/plan/plan_impl.h"
 
 static const hplan_link unit = {1.0, 1.0};

@@ -12,7 +12,7 @@
  *   2. The cost model (pure functions): every collective algorithm of the BSP layer and its
  *      two-level form, SUMMA, HSUMMA (I x J groups, outer and inner blocks), 3D/2.5D, flat and
  *      hierarchical LU with look-ahead, and the solve, written for the algorithms as implemented in
- *      src/dist (see src/dist/plan_model.c for every formula).
+ *      src/dist (see src/dist/plan/model.c for every formula).
  *   3. The planner: hplan_matmul / hplan_lu (the contract of DESIGN.md §2.4) and their ranked forms
  *      hplan_matmul_rank / hplan_lu_rank enumerate grids (every factorisation of P), ranks per node
  *      against threads per rank, HSUMMA groups and outer block, 3D replication within a memory
@@ -21,13 +21,16 @@
  * Automatic use. hmatmul and hlu_factor with opts = NULL (or every algorithm field zero),
  * hgrid_create with M = N = 0 and hmat_create with mb = nb = 0 ask the planner, which takes the
  * machine model cached on the grid (hplan_grid_set), or loads the machine file, or probes once and
- * saves it. The variables that steer this (read on rank 0, broadcast):
+ * saves it (that probe leaves out the end-to-end calibration, lu_cal = mm_cal = 0: it would run
+ * the library's own LU and multiply from inside the call that asked; it changes no choice on a
+ * given placement, only the predicted seconds; hla-plan --probe calibrates). The variables that
+ * steer this (read on rank 0, broadcast):
  *   HLA_MACHINE_FILE  path of the machine file (default $XDG_CACHE_HOME/hla/machine.json, else
  *                     $HOME/.cache/hla/machine.json); "none" or "off": no file and no model.
  *   HLA_PLAN          "auto" (default: load the file, else probe and save), "load" (the file or
  *                     nothing, never probe), "probe" (always probe afresh and save), "off" (no
- *                     planner). Without a model the documented rules of matmul.c, lu.c, grid.c
- *                     and hmat.c apply, unchanged.
+ *                     planner). Without a model the documented rules of src/dist/matmul/matmul.c,
+ *                     lu/lu.c, layout/grid.c and layout/hmat.c apply, unchanged.
  *   HLA_PLAN_N        the matrix order hgrid_create(M = N = 0) plans for (default 4096 sqrt(P)).
  * Whatever was chosen, and the predicted time, are in hla_report (predicted_seconds and why).
  *
@@ -110,17 +113,20 @@ typedef struct {
                        just before it (skew, and waiting for a descheduled rank when the cores are
                        oversubscribed) */
   double lu_cal;    /* measured / modelled time of the planner's LU of order 2048 on these ranks,
-                       the end-to-end calibration of LU predictions in this placement (0: none) */
+                       the end-to-end calibration of LU predictions in this placement (0: none,
+                       as after the automatic paths' probe) */
   double mm_cal;    /* the same for the multiply of order 2048 */
   double seconds;   /* how long the probe took */
 } hplan_machine;
 
 /* ---------------------------------------------------------------- 1. machine model */
 
-/** Measure the machine on env (see hplan_machine; src/dist/plan_probe.c says how). Robust
+/** Measure the machine on env (see hplan_machine; src/dist/plan/probe.c says how). Robust
  *  statistics: every timing is the maximum over ranks of a repetition, repetitions go on until
- *  their median is stable (or a cap), and the median is used. Applies hla's thread policy for the
- *  time of the probe and restores the BLAS thread count after. Runs on a split of env, so env's
+ *  their median is stable (or a cap), and the median is used. Last, the planner's best LU and
+ *  multiply of order 2048 run on env as a user would run them, and measured / predicted becomes
+ *  the calibration of the predictions in this placement (lu_cal, mm_cal; src/dist/calibrate.c).
+ *  Applies hla's thread policy for the time of the probe and restores the BLAS thread count after. Runs on a split of env, so env's
  *  pending requests are untouched.
  *  @param env (global) the ranks to measure.  @param m (local, out) the model, equal on every rank.
  *  @return HLA_ERR_ARG (NULL argument), HLA_ERR_NOMEM, HLA_ERR_MPI; agreed.

@@ -36,7 +36,7 @@ struct hgrid_s {
   int nnodes, node_size, node_rank;
   int threads;            /* BLAS/OpenMP threads per rank set by the policy */
   int nmat;               /* live matrices on this grid (hgrid_free refuses while > 0) */
-  hplan_machine *machine; /* the planner's machine model (src/dist/plan*.c), owned; or NULL */
+  hplan_machine *machine; /* the planner's machine model (src/dist/plan/), owned; or NULL */
   int plan_state;         /* 0: not looked for yet, 1: machine set, -1: none (rules apply) */
   hdist_block cache[HDIST_BLOCKS]; /* workspaces kept between operations (hdist_take) */
   /* The LU's boards on my process row (L panels) and column (pivot records): hdist_row_board,

@@ -3,17 +3,17 @@
  *
  * Block step k (columns [j0, j0 + jb), j0 = k nb; pc = k mod N owns them, pr = k mod M owns rows
  * [j0, j0 + jb)):
- *   a. panel: the process column pc factors the panel (lu_panel.c), pivots by max-with-location
- *      over the column (lu_pivot.c); skipped when look-ahead already did it in step k-1;
+ *   a. panel: the process column pc factors the panel (panel.c), pivots by max-with-location
+ *      over the column (pivot.c); skipped when look-ahead already did it in step k-1;
  *   b. L: the panel (my rows >= j0) with the pivots and the zero-pivot flag goes along every
- *      process row from pc (one- or two-level broadcast, lu_bcast.c);
+ *      process row from pc (one- or two-level broadcast, bcast.c);
  *   c. swaps: the jb interchanges, composed into one permutation, move every touched row once to
- *      its final owner right of the panel, in one superstep per process column (lu_swap.c); left
+ *      its final owner right of the panel, in one superstep per process column (swap.c); left
  *      of the panels they wait for the end (f.). On the process column that factored the panel by
  *      look-ahead the rows were packed in step k-1 (e.): only the superstep is left. With
  *      HLA_SWAP_SPREAD the same superstep brings the block row A12 and L11 to every rank of the
  *      column (HPL's "long" swap: hlu_swap_spread);
- *   d. U: U12 := L11^-1 A12 (trsm, lu_ublock.c) on every rank of the column after a spread; else
+ *   d. U: U12 := L11^-1 A12 (trsm, ublock.c) on every rank of the column after a spread; else
  *      with row swaps on short one-level columns (M <= HLU_USPLIT_MAX) either pr, where it has
  *      fewer rows to update than another rank (or M = 2), solves all and streams it point to
  *      point, the columns the next panel and the first slice of e. need first and the rest after
@@ -44,7 +44,7 @@
  *   update 2 R jb C flops.
  * Summed over n / nb steps: 2 n^3 / (3 P) flops + O(n^2 (1/M + 1/N)) words + O(n) l_c + O(n/nb)
  * l_r; f. adds <= n^2 / (2 P) words and n / (nb N) l_c. Two levels replace each broadcast and
- * max-with-location by its two-level form (lu_bcast.c): per step about one message per group (node)
+ * max-with-location by its two-level form (bcast.c): per step about one message per group (node)
  * crosses the top level instead of log2 of the ranks.
  *
  */
@@ -214,7 +214,7 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
     hlu_phase(c, HLU_T_SWAP);
 
     /* d. U12 := L11^-1 A12, into the matrix on process row pr and into ubuf on every rank of my
-     * process column (lu_ublock.c); with spread only block k+1's columns now, the rest after the
+     * process column (ublock.c); with spread only block k+1's columns now, the rest after the
      * next panel. */
     double *A12 = c->a + il0 + jl1 * lld;
     HLA_CALL(hlu_u_block(c, j0, jb, nxt, nu, pr, L, ldl, A12));

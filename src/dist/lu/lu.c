@@ -4,7 +4,7 @@
  * Automatic choices (opts NULL, or zero fields), each reported in opts->report->why. With every
  * field automatic and a machine model on the grid (hplan_grid_machine: attached, the machine file,
  * or one probe, as HLA_PLAN says), the planner picks lu_alg (flat, or two levels by node) and the
- * look-ahead by its cost model (src/dist/plan.c) and the report has its predicted time; otherwise
+ * look-ahead by its cost model (src/dist/plan/planner.c) and the report has its predicted time; otherwise
  * these rules:
  *   lu_alg     HLA_LU_HIER with the given groups when opts->groups_row/groups_col (or groups = G,
  *              cut as the most square I x J, I groups of process rows in each process column, J of
@@ -253,7 +253,7 @@ int hlu_workspace(hlu_ctx *c, int factor, hmat B) {
   if (factor && c->plan.lookahead && c->N > HLU_BOARD_MIN && c->rowlv.local == NULL &&
       (c->howp == NULL || c->howp->alg == HBSP_AUTO))
     HLA_CALL(hdist_row_board(c->g, (size_t)lw * sizeof(double), &c->board));
-  /* The distributed panel's pivot records (lu_panel.c) go on the column's board where the column
+  /* The distributed panel's pivot records (panel.c) go on the column's board where the column
    * lies on one node: one post and M - 1 reads in place per panel column instead of an allgather
    * through MPI. */
   c->pboard = NULL;

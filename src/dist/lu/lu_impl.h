@@ -33,7 +33,7 @@ typedef struct {
   int ngroups;      /* groups the members span (1 when flat) */
 } hlu_level;
 
-/* A row move under way (lu_swap.c): opened by hlu_rows_open, packed by hlu_rows_pack, ended by
+/* A row move under way (swap.c): opened by hlu_rows_open, packed by hlu_rows_pack, ended by
  * hlu_rows_close; the arguments of hlu_rows_open. */
 typedef struct {
   hmat X;
@@ -98,7 +98,7 @@ typedef struct {
   int64_t *iwork;    /* composed interchanges: 3 n entries (hlu_perm_pairs) */
   hla_buf msg;       /* packing for row moves */
   hlu_rows rows;     /* the row move under way */
-  /* U12 streamed from pr in this block step (lu_ublock.c): the requests of its messages still
+  /* U12 streamed from pr in this block step (ublock.c): the requests of its messages still
    * open (pr: its sends; the others: their receives), in column order, request i for the message
    * that starts at local column ufrom[i] */
   int ustream;
@@ -122,7 +122,7 @@ typedef struct {
 /* Number of option fields (lu_alg ... swap) compared across ranks by hlu_opts_check. */
 #define HLU_NOPTS 9
 
-/* ---- lu.c ---- */
+/* ---- lu.c (the entry: setup, workspaces, report) and factor.c (the driver) ---- */
 
 /* Local checks of opts (NULL allowed): the values as int64s for hdist_check_same in v[HLU_NOPTS],
  * and an error recorded on env (HLA_ERR_ARG) for a bad value. Local. */
@@ -165,9 +165,9 @@ static inline void hlu_phase(hlu_ctx *ctx, int ph) {
   ctx->tmark = t;
 }
 
-/* The end of the slice of the trailing update's rest (its first rest columns; lu.c, e.) that starts
+/* The end of the slice of the trailing update's rest (its first rest columns; factor.c, e.) that starts
  * at s0. Every variant updates in the same slices, and U12 is solved in pieces that start at the
- * first slice's end (lu_ublock.c), since OpenBLAS rounds a dgemm or trsm cut in two differently
+ * first slice's end (ublock.c), since OpenBLAS rounds a dgemm or trsm cut in two differently
  * from the whole: the variants agree bit for bit only because they make the same calls. Local. */
 static inline int64_t hlu_slice_end(const hlu_ctx *c, int64_t rest, int64_t s0) {
   int64_t e = c->N > 1   ? s0 + (rest > 4 * HLU_SLICE_BLOCKS * c->nb ? (rest + 3) / 4 : rest)
@@ -177,7 +177,7 @@ static inline int64_t hlu_slice_end(const hlu_ctx *c, int64_t rest, int64_t s0) 
 }
 
 /* MPI tags of the factorisation's own point-to-point messages: the early L panels on the grid's row
- * communicator (lu.c), U12 streamed on its column communicator (lu_ublock.c). */
+ * communicator (factor.c), U12 streamed on its column communicator (ublock.c). */
 #define HLU_TAG_L (HBSP_TAG_RESERVED + 100)
 #define HLU_TAG_U (HBSP_TAG_RESERVED + 101)
 
@@ -193,7 +193,7 @@ static inline const hbsp_coll *hlu_big_how(const hlu_ctx *c, const hlu_level *lv
 /* Fill opts->report (if any) from ctx; seconds is the wall time of the call. Local. */
 void hlu_report(const hlu_ctx *ctx, const hla_opts *opts, double seconds);
 
-/* ---- lu_bcast.c ---- */
+/* ---- bcast.c ---- */
 
 /* Make lv over env: members with equal key[i] (i = rank in env) form a group. When the groups are
  * trivial (one group, or one rank each) lv is flat and nothing is split. Collective over env;
@@ -213,7 +213,7 @@ int hlu_bcast(const hlu_level *lv, void *buf, size_t bytes, int root, const hbsp
  * the group, one among the leaders and a broadcast in the group: 3 l_in + l_out. */
 int hlu_maxloc(const hlu_level *lv, hbsp_dloc *v, const hbsp_coll *how);
 
-/* ---- lu_ublock.c ---- */
+/* ---- ublock.c ---- */
 
 /* Step d. of block step k (columns [j0, j0 + jb), diagonal block on process row pr): U12 :=
  * L11^-1 A12 over my nu local columns right of the panel, into ctx->ubuf (jb x nu, leading
@@ -221,7 +221,7 @@ int hlu_maxloc(const hlu_level *lv, hbsp_dloc *v, const hbsp_coll *how);
  * (leading dimension lld) on pr. L is my part of the L panel (leading dimension ldl; pr's starts
  * with L11); nxt are the columns of block k+1 among mine. After the row swaps, pr's A12 holds the
  * block row; after the spread (HLA_SWAP_SPREAD) every rank's ubuf and l11 do, and only the first
- * nxt columns are solved here (hlu_u_rest does the others). Streamed (lu_ublock.c) the columns
+ * nxt columns are solved here (hlu_u_rest does the others). Streamed (ublock.c) the columns
  * arrive later: hlu_u_wait before reading them, and pr calls hlu_u_stream_rest. Collective over
  * ctx->collv.env. BSP cost (C = nu): split (flat, 1 < M <= 4) 2 l_c + (jb^2 + jb C / M)(M - 1)
  * g_c on pr then jb C (M - 1) / M g_c, jb^2 C / M flops each; stream jb^2 C flops on pr and
@@ -235,7 +235,7 @@ int hlu_u_stream_rest(hlu_ctx *ctx, int jb, int64_t nxt, int64_t nu, double *A12
 
 /* Streamed U12 (else nothing): the messages of the columns of ubuf before local column upto are
  * complete, on pr sent (ubuf is free to change there), on the others arrived. pr waits for its
- * sends from the update's second slice on, after its first (lu.c): then the others are inside MPI
+ * sends from the update's second slice on, after its first (factor.c): then the others are inside MPI
  * too, as an MPI that moves large messages only with both sides inside it needs. Local (point to
  * point with pr). */
 int hlu_u_wait(hlu_ctx *ctx, int64_t upto);
@@ -244,7 +244,7 @@ int hlu_u_wait(hlu_ctx *ctx, int64_t upto);
  */
 int hlu_u_rest(hlu_ctx *ctx, int jb, int64_t nxt, int64_t nu, int pr, double *A12);
 
-/* ---- lu_pivot.c ---- */
+/* ---- pivot.c ---- */
 
 /* The pivot of column j (global) of the panel whose local column is jl: the largest |a_ij| over
  * i >= j, ties to the lowest global row, found over the process column. In *piv: value and global
@@ -255,7 +255,7 @@ int hlu_pivot(hlu_ctx *ctx, int64_t j, int64_t jl, hbsp_dloc *piv);
  * >= j); returns its local row, or -1. Local; cost (local rows below j). */
 int64_t hlu_pivot_local(const hlu_ctx *ctx, int64_t j, int64_t jl, hbsp_dloc *piv);
 
-/* ---- lu_swap.c ---- */
+/* ---- swap.c ---- */
 
 /* Row moves inside every process column of X (grid of ctx): row dst[t] receives the old content
  * of row src[t], over my local columns [c0, c1) of X. The sources must be a permutation of the
@@ -267,7 +267,7 @@ int hlu_move_rows(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, 
                   int64_t c0, int64_t c1);
 
 /* hlu_move_rows in three parts, so that the sources can be packed while they are still in cache
- * from the update that wrote them (lu.c, the look-ahead). hlu_rows_open: the messages of the move
+ * from the update that wrote them (factor.c, the look-ahead). hlu_rows_open: the messages of the move
  * (and, for hlu_swap_spread, the cu rows ut[] of the block row u, leading dimension jb, and nl
  * words of L11 to every other process row; else u = NULL, jb = cu = nl = 0), headers only; dst,
  * src and u are read until the last pack. Local.
@@ -317,7 +317,7 @@ int hlu_swap_spread_rest(hlu_ctx *ctx);
  * n / (nb N) supersteps l_c. */
 int hlu_swap_left(hlu_ctx *ctx, const int64_t *ipiv);
 
-/* ---- lu_panel.c ---- */
+/* ---- panel.c ---- */
 
 /* Factor the panel: global columns [j0, j0 + jb) and rows [j0, n) of ctx's matrix, in place on
  * the process column that owns it; ipiv[j0..j0+jb) and *info (first zero pivot, global, or -1) are

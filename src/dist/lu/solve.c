@@ -1,7 +1,7 @@
 /* hla — solving with the LU factors (hlu_solve) and factor + solve (hla_gesv).
  *
  * B := U^-1 L^-1 P B: the n interchanges of ipiv are composed into one permutation and every row
- * of B that moves is sent once to its final owner (one superstep per process column, lu_swap.c);
+ * of B that moves is sent once to its final owner (one superstep per process column, swap.c);
  * then the blocked forward and backward solves of trsolve.c.
  * BSP cost (flat; R = ceil(n/M) rows, C_B local columns of B): the permutation 2 w + (moved rows
  * x C_B) g_c + l_c; each triangle about n R / 2 words along rows (only to the process columns that

@@ -16,7 +16,7 @@
  * of the solve: the solve fits in pr's slack and the others wait only for the first slice's. On two
  *           process rows the steps where both have as many rows stream as well: there the other
  *           rank owns block k+1, into whose rows about half of step k+1's interchanges move
- *           locally (lu_swap.c), and a split's two supersteps cost more than the solve it
+ *           locally (swap.c), and a split's two supersteps cost more than the solve it
  *           shares. 2x1 at n = 6000 against the split everywhere: 0.7-1.5 % faster (medians of
  *           5 alternating pairs).
  *   split   (ctx->plan.usplit: row swaps, one level, the library's own collectives,

@@ -13,7 +13,7 @@
  * Automatic choices. With opts NULL (or every algorithm field zero) and a machine model on the grid
  * (hplan_grid_machine: attached, loaded from the machine file, or probed once, as HLA_PLAN says),
  * the planner chooses the algorithm, b, the HSUMMA groups and outer block and the 3D layers for
- * this grid and layout by its cost model (src/dist/plan.c), and says why in the report, with the
+ * this grid and layout by its cost model (src/dist/plan/planner.c), and says why in the report, with the
  * predicted time. Otherwise (no model, HLA_PLAN=off, or some fields given) these rules fill the
  * zero fields:
  *   algorithm: P = 1 -> SUMMA (a local dgemm); k >= 4 max(m, n) and a replication c >= 2 that

@@ -1,4 +1,4 @@
-/* hla — private interface of the distributed matrix multiply: src/dist/matmul.c (entry point,
+/* hla — private interface of the distributed matrix multiply: matmul.c (entry point,
  * checks, planning, operand remapping), summa.c (SUMMA and the panel machinery shared with HSUMMA),
  * hsumma.c (hierarchical SUMMA) and mm3d.c (3D / 2.5D).
  *
@@ -104,7 +104,7 @@ int mm_summa(const mm_ctx *x);
  *  x->M, J divides x->N. Collective over x->all. */
 int mm_hsumma(const mm_ctx *x, int I, int J, int64_t Mo);
 
-/* ---------------------------------------------------------------- remapping (matmul.c) */
+/* ---------------------------------------------------------------- remapping (remap.c) */
 
 /* One dimension of a destination matrix D: n indices cut into c consecutive shares of `share`
  * indices (the last may be shorter or empty; c = 1: no cut); inside a share, blocks of nb dealt

@@ -55,7 +55,7 @@
  * 3D (mm3d.c), c layers (M/c x N or M x N/c): two remaps of the operands onto the layers, SUMMA on
  *   the layer with k_l = ceil(S / c) b, packing of C_l, c reductions over the fibre of
  *   mL nL / c words each, and the local sum into C.
- * LU (lu.c), n / nb block steps k, j0 = k nb, R = local rows >= j0, C = local columns >= j0 + nb:
+ * LU (lu/factor.c), n / nb block steps k, j0 = k nb, R = local rows >= j0, C = local columns >= j0 + nb:
  *   panel   M = 1: node-local recursive LU of R x jb at panel_rate jb / (jb + panel_half);
  *           M > 1: per column a max-with-location (allreduce) and a pivot-row superstep of the
  *           column (up to HLU_PANEL_FUSE_MAX flat process rows: one allgather instead, or on one
@@ -80,7 +80,7 @@
  *   step costs L (1 - ovl) + swaps + U + max(update of everything, update of block k + 1 + panel
  *   k + 1). One process (1 x 1):
  *   LAPACK's dgetrf, 2/3 n^3 (1 + getrf_half / n) / getrf_rate.
- * Solve (trsolve.c, lu_solve.c): the permutation superstep and, per block and triangle, a row
+ * Solve (trsolve.c, solve.c): the permutation superstep and, per block and triangle, a row
  *   broadcast of the triangle's block column to the process columns holding B, a column broadcast
  *   of the solved block, a trsm and a dgemm; up to HLU_FANIN_MAX_NRHS right-hand sides the fan-in
  *   instead: per block and triangle a reduce and a broadcast of the thin block, a trsm and one
@@ -654,11 +654,11 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
   int board = flat_row && N > HLU_BOARD_MIN && row.spans <= 1 && c->bcast_alg == HBSP_AUTO;
   int early = board || (flat_row && N <= HLU_EARLY_MAX &&
                         (c->bcast_alg == HBSP_AUTO || c->bcast_alg == HBSP_NATIVE));
-  /* the L and U broadcasts: pipelined on more than two ranks unless asked otherwise (lu.c) */
+  /* the L and U broadcasts: pipelined on more than two ranks unless asked otherwise (lu_impl.h) */
   int auto_alg = c->bcast_alg == HBSP_AUTO;
   int lalg = auto_alg && row.p > 2 ? HBSP_PIPELINE : c->bcast_alg;
   int ualg = auto_alg && col.p > 2 ? HBSP_PIPELINE : c->bcast_alg;
-  /* U12 streamed or solved in parts over the column (lu_ublock.c: one level, the library's
+  /* U12 streamed or solved in parts over the column (ublock.c: one level, the library's
    * collectives) */
   int usplit = auto_alg && M > 1 && M <= HLU_USPLIT_MAX &&
                (!hier || col.spans <= 1 || col.per_node <= 1 || col.spans >= col.p);

@@ -17,7 +17,7 @@
 #include "hla/ops.h"
 #include "hla/plan.h"
 
-/* ---------------------------------------------------------------- model context (plan_model.c) */
+/* ---------------------------------------------------------------- model context (model.c) */
 
 /* Where the ranks are and what each gets: the effective parameters of one placement. */
 typedef struct {

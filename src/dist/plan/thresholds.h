@@ -17,7 +17,7 @@
 #define HMM_MIN_PANEL 256
 
 /* Process columns up to which the L panels leave early by messages where the row has no board
- * (point to point, lu.c). */
+ * (point to point, lu/factor.c). */
 #define HLU_EARLY_MAX 4
 /* Process columns beyond which the L panels go on the row's board where the row lies on one node
  * (lu.c: hlu_workspace). */
@@ -28,10 +28,10 @@
  * and a superstep: half the latencies per column, M (2 jb + 2) words each. */
 #define HLU_PANEL_FUSE_MAX 8
 
-/* Process rows up to which U12 is streamed or solved in parts over the column (lu_ublock.c;
+/* Process rows up to which U12 is streamed or solved in parts over the column (ublock.c;
  * beyond, pr solves all and broadcasts it). Measured at M = 2
  * only (2 cores). The split moves the words of a scatter-allgather broadcast for a solve shared M
- * ways, which the model (plan_model.c) prices as a gain at any M; the limit keeps the longer
+ * ways, which the model (model.c) prices as a gain at any M; the limit keeps the longer
  * columns measured on 16 cores (8 and 16 ranks, bench/results/history_16core.md) on the pipelined
  * broadcast they were measured with until a run there compares both. */
 #define HLU_USPLIT_MAX 4
@@ -57,7 +57,7 @@
 #define HLU_PACK_BLOCKS 8
 
 /* The first slice of the rest on one process column of several process rows, in blocks: narrow,
- * since with U12 streamed (lu_ublock.c) the other ranks wait for its solve on pr. */
+ * since with U12 streamed (ublock.c) the other ranks wait for its solve on pr. */
 #define HLU_FIRST_BLOCKS 2
 
 /* Right-hand sides up to which the solve runs by fan-in: below about nb columns the triangle's
