@@ -128,8 +128,10 @@ typedef struct {
  * and an error recorded on env (HLA_ERR_ARG) for a bad value. Local. */
 int hlu_opts_check(hbsp_env env, const char *fn, const hla_opts *opts, int64_t *v);
 
-/* Fill ctx for matrix A (n x n, square blocks, checked by the caller) and choose the variant:
- * algorithm, look-ahead, panel, levels. Collective over HGRID_ALL of A's grid; errors agreed.
+/* Fill ctx for matrix A (n x n, square blocks, checked by the caller) and resolve ctx->plan from
+ * opts and, with every field automatic, the planner: algorithm, look-ahead, panel, swaps, U12 split,
+ * groups, predicted time and reason; then make the levels. The one function of lu/ that reads opts
+ * (with hlu_opts_check). Collective over HGRID_ALL of A's grid; errors agreed.
  * BSP cost: flat on one node, nothing; otherwise a broadcast in the node environment, an allgather
  * of P words over ALL and two splits of every row and column environment, O(log P) l. */
 int hlu_setup(hlu_ctx *ctx, hmat A, const hla_opts *opts);
@@ -139,8 +141,10 @@ int hlu_teardown(hlu_ctx *ctx);
 
 /* The workspaces of a factorisation (factor != 0: both L buffers, the panel's, U for my columns of
  * the matrix) and/or of the solves with B (B != NULL: U for my columns of B), carved from the
- * grid's workspaces (hdist_take; given back by hlu_teardown). Local; HLA_ERR_NOMEM recorded on
- * ctx->all (the caller agrees). */
+ * grid's workspaces (hdist_take; given back by hlu_teardown); for a factorisation the grid's boards
+ * where they serve and the rest of the plan (ctx->plan.lpanels, the reason's last part).
+ * Collective over my process row and column (the boards); HLA_ERR_NOMEM recorded on ctx->all
+ * (the caller agrees). */
 int hlu_workspace(hlu_ctx *ctx, int factor, hmat B);
 
 /* Local checks of a matrix argument (name for messages): square (HLA_ERR_DIM), square blocks

@@ -51,6 +51,7 @@ typedef struct {
   int I, J;
   int c, split_rows;
   int a_here, b_here; /* operand used where it is */
+  hbsp_coll bcast;    /* the panel broadcasts' algorithm (HBSP_AUTO: MPI_Ibcast, overlapped) */
   double predicted;   /* the model's seconds (0 without a machine model) */
   char why[256];
 } mm_plan;
@@ -167,6 +168,7 @@ static int resolve(hgrid g, char ta, char tb, hmat A, hmat B, hmat C, int64_t k,
                                  : "3D as asked";
   }
   p->alg = alg;
+  p->bcast = o->bcast;
 
   if (alg == HLA_MM_HSUMMA) {
     if (!have_groups) {
@@ -335,7 +337,7 @@ int hmatmul(char transa, char transb, double alpha, hmat A, hmat B, double beta,
               .alpha = alpha,
               .beta = beta,
               .panel = p.b,
-              .how = opts ? &opts->bcast : NULL};
+              .how = opts ? &p.bcast : NULL};
   if (m == 0 || n == 0) {
     /* nothing to compute */
   } else if (k == 0 || alpha == 0.0) {
