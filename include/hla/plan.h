@@ -126,8 +126,8 @@ typedef struct {
  *  their median is stable (or a cap), and the median is used. Last, the planner's best LU and
  *  multiply of order 2048 run on env as a user would run them, and measured / predicted becomes
  *  the calibration of the predictions in this placement (lu_cal, mm_cal; src/dist/calibrate.c).
- *  Applies hla's thread policy for the time of the probe and restores the BLAS thread count after. Runs on a split of env, so env's
- *  pending requests are untouched.
+ *  Applies hla's thread policy for the time of the probe and restores the BLAS thread count after.
+ * Runs on a split of env, so env's pending requests are untouched.
  *  @param env (global) the ranks to measure.  @param m (local, out) the model, equal on every rank.
  *  @return HLA_ERR_ARG (NULL argument), HLA_ERR_NOMEM, HLA_ERR_MPI; agreed.
  *  @par Collective over env. Cost: about 1-3 s at P = 2 on one node; grows with log P and P

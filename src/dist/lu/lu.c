@@ -4,23 +4,20 @@
  * Automatic choices (opts NULL, or zero fields), each reported in opts->report->why. With every
  * field automatic and a machine model on the grid (hplan_grid_machine: attached, the machine file,
  * or one probe, as HLA_PLAN says), the planner picks lu_alg (flat, or two levels by node) and the
- * look-ahead by its cost model (src/dist/plan/planner.c) and the report has its predicted time; otherwise
- * these rules:
- *   lu_alg     HLA_LU_HIER with the given groups when opts->groups_row/groups_col (or groups = G,
- *              cut as the most square I x J, I groups of process rows in each process column, J of
- *              process columns in each row) ask for groups; else HLA_LU_HIER on nodes when the
- *              grid spans several nodes and some process row or column spans several nodes with
- *              two or more of its ranks on one node (only then do two levels differ from one);
- *              else HLA_LU_FLAT. A planner with the machine model will refine this.
- *   lookahead  depth 1 (deeper requests run depth 1); -1 turns it off.
- *   panel      HLA_PANEL_RECURSIVE (M = 1: the node kernel's recursive LU; M > 1: distributed
- *              recursive); HLA_PANEL_COLUMNS runs the distributed column-by-column panel.
- *   swap       HLA_SWAP_ROWS (HLA_SWAP_SPREAD may be requested, on any process column).
- *   bcast      opts->bcast for every broadcast and max-with-location (Hasanov groups are used
- *              only where they divide the environment); HBSP_AUTO: with look-ahead on a flat
- *              process row of more than HLU_BOARD_MIN ranks that lies on one node the L panels
- *              are posted on the row's board;
- *              else they leave early by messages on rows of up to HLU_EARLY_MAX ranks (also with
+ * look-ahead by its cost model (src/dist/plan/planner.c) and the report has its predicted time;
+ * otherwise these rules: lu_alg     HLA_LU_HIER with the given groups when
+ * opts->groups_row/groups_col (or groups = G, cut as the most square I x J, I groups of process
+ * rows in each process column, J of process columns in each row) ask for groups; else HLA_LU_HIER
+ * on nodes when the grid spans several nodes and some process row or column spans several nodes
+ * with two or more of its ranks on one node (only then do two levels differ from one); else
+ * HLA_LU_FLAT. A planner with the machine model will refine this. lookahead  depth 1 (deeper
+ * requests run depth 1); -1 turns it off. panel      HLA_PANEL_RECURSIVE (M = 1: the node kernel's
+ * recursive LU; M > 1: distributed recursive); HLA_PANEL_COLUMNS runs the distributed
+ * column-by-column panel. swap       HLA_SWAP_ROWS (HLA_SWAP_SPREAD may be requested, on any
+ * process column). bcast      opts->bcast for every broadcast and max-with-location (Hasanov groups
+ * are used only where they divide the environment); HBSP_AUTO: with look-ahead on a flat process
+ * row of more than HLU_BOARD_MIN ranks that lies on one node the L panels are posted on the row's
+ * board; else they leave early by messages on rows of up to HLU_EARLY_MAX ranks (also with
  *              HBSP_NATIVE); the L panels that do not leave early and the U row blocks go by the
  *              BSP layer's pipelined broadcast on more than two ranks (hlu_big_how), the rest by
  *              the BSP layer's choice.

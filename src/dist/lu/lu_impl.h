@@ -129,11 +129,11 @@ typedef struct {
 int hlu_opts_check(hbsp_env env, const char *fn, const hla_opts *opts, int64_t *v);
 
 /* Fill ctx for matrix A (n x n, square blocks, checked by the caller) and resolve ctx->plan from
- * opts and, with every field automatic, the planner: algorithm, look-ahead, panel, swaps, U12 split,
- * groups, predicted time and reason; then make the levels. The one function of lu/ that reads opts
- * (with hlu_opts_check). Collective over HGRID_ALL of A's grid; errors agreed.
- * BSP cost: flat on one node, nothing; otherwise a broadcast in the node environment, an allgather
- * of P words over ALL and two splits of every row and column environment, O(log P) l. */
+ * opts and, with every field automatic, the planner: algorithm, look-ahead, panel, swaps, U12
+ * split, groups, predicted time and reason; then make the levels. The one function of lu/ that
+ * reads opts (with hlu_opts_check). Collective over HGRID_ALL of A's grid; errors agreed. BSP cost:
+ * flat on one node, nothing; otherwise a broadcast in the node environment, an allgather of P words
+ * over ALL and two splits of every row and column environment, O(log P) l. */
 int hlu_setup(hlu_ctx *ctx, hmat A, const hla_opts *opts);
 
 /* Free the levels and workspaces. Collective over HGRID_ALL (frees sub-environments). */
@@ -169,9 +169,9 @@ static inline void hlu_phase(hlu_ctx *ctx, int ph) {
   ctx->tmark = t;
 }
 
-/* The end of the slice of the trailing update's rest (its first rest columns; factor.c, e.) that starts
- * at s0. Every variant updates in the same slices, and U12 is solved in pieces that start at the
- * first slice's end (ublock.c), since OpenBLAS rounds a dgemm or trsm cut in two differently
+/* The end of the slice of the trailing update's rest (its first rest columns; factor.c, e.) that
+ * starts at s0. Every variant updates in the same slices, and U12 is solved in pieces that start at
+ * the first slice's end (ublock.c), since OpenBLAS rounds a dgemm or trsm cut in two differently
  * from the whole: the variants agree bit for bit only because they make the same calls. Local. */
 static inline int64_t hlu_slice_end(const hlu_ctx *c, int64_t rest, int64_t s0) {
   int64_t e = c->N > 1   ? s0 + (rest > 4 * HLU_SLICE_BLOCKS * c->nb ? (rest + 3) / 4 : rest)
@@ -239,9 +239,9 @@ int hlu_u_stream_rest(hlu_ctx *ctx, int jb, int64_t nxt, int64_t nu, double *A12
 
 /* Streamed U12 (else nothing): the messages of the columns of ubuf before local column upto are
  * complete, on pr sent (ubuf is free to change there), on the others arrived. pr waits for its
- * sends from the update's second slice on, after its first (factor.c): then the others are inside MPI
- * too, as an MPI that moves large messages only with both sides inside it needs. Local (point to
- * point with pr). */
+ * sends from the update's second slice on, after its first (factor.c): then the others are inside
+ * MPI too, as an MPI that moves large messages only with both sides inside it needs. Local (point
+ * to point with pr). */
 int hlu_u_wait(hlu_ctx *ctx, int64_t upto);
 
 /* The spread's columns [nxt, nu) of U12, in ubuf and (on pr) in A12. Local; jb^2 (nu - nxt) flops.
@@ -271,8 +271,8 @@ int hlu_move_rows(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, 
                   int64_t c0, int64_t c1);
 
 /* hlu_move_rows in three parts, so that the sources can be packed while they are still in cache
- * from the update that wrote them (factor.c, the look-ahead). hlu_rows_open: the messages of the move
- * (and, for hlu_swap_spread, the cu rows ut[] of the block row u, leading dimension jb, and nl
+ * from the update that wrote them (factor.c, the look-ahead). hlu_rows_open: the messages of the
+ * move (and, for hlu_swap_spread, the cu rows ut[] of the block row u, leading dimension jb, and nl
  * words of L11 to every other process row; else u = NULL, jb = cu = nl = 0), headers only; dst,
  * src and u are read until the last pack. Local.
  * hlu_rows_pack: local columns [c0 + j0, c0 + j1) of the sources into the messages, and the moves

@@ -13,19 +13,17 @@
  * Automatic choices. With opts NULL (or every algorithm field zero) and a machine model on the grid
  * (hplan_grid_machine: attached, loaded from the machine file, or probed once, as HLA_PLAN says),
  * the planner chooses the algorithm, b, the HSUMMA groups and outer block and the 3D layers for
- * this grid and layout by its cost model (src/dist/plan/planner.c), and says why in the report, with the
- * predicted time. Otherwise (no model, HLA_PLAN=off, or some fields given) these rules fill the
- * zero fields:
- *   algorithm: P = 1 -> SUMMA (a local dgemm); k >= 4 max(m, n) and a replication c >= 2 that
- *              divides M or N and fits opts->mem_bound -> 3D (c layers); the grid spans several
- *              nodes and the default groups are neither 1 x 1 nor M x N -> HSUMMA; else SUMMA.
- *   b:         the k-block of the operands used in place (the larger one), else max(mb, nb) of C,
- *              widened to a multiple of itself of at least HMM_MIN_PANEL (dgemm needs a wide k
- *              to run near its peak); never more than k.
- *   HSUMMA:    I = the divisor of M closest to sqrt M, J = likewise for N (G ~ sqrt P groups);
- *              opts->groups = G: I x J = G as square as the grid allows; outer block Mo = b.
- *   3D:        c = the divisor of M or N closest to P^(1/3) (the layers M/c x N or M x N/c, as
- *              square as possible), reduced until the memory bound holds.
+ * this grid and layout by its cost model (src/dist/plan/planner.c), and says why in the report,
+ * with the predicted time. Otherwise (no model, HLA_PLAN=off, or some fields given) these rules
+ * fill the zero fields: algorithm: P = 1 -> SUMMA (a local dgemm); k >= 4 max(m, n) and a
+ * replication c >= 2 that divides M or N and fits opts->mem_bound -> 3D (c layers); the grid spans
+ * several nodes and the default groups are neither 1 x 1 nor M x N -> HSUMMA; else SUMMA. b: the
+ * k-block of the operands used in place (the larger one), else max(mb, nb) of C, widened to a
+ * multiple of itself of at least HMM_MIN_PANEL (dgemm needs a wide k to run near its peak); never
+ * more than k. HSUMMA:    I = the divisor of M closest to sqrt M, J = likewise for N (G ~ sqrt P
+ * groups); opts->groups = G: I x J = G as square as the grid allows; outer block Mo = b. 3D: c =
+ * the divisor of M or N closest to P^(1/3) (the layers M/c x N or M x N/c, as square as possible),
+ * reduced until the memory bound holds.
  */
 #include <math.h>
 #include <stdio.h>

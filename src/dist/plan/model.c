@@ -55,27 +55,24 @@
  * 3D (mm3d.c), c layers (M/c x N or M x N/c): two remaps of the operands onto the layers, SUMMA on
  *   the layer with k_l = ceil(S / c) b, packing of C_l, c reductions over the fibre of
  *   mL nL / c words each, and the local sum into C.
- * LU (lu/factor.c), n / nb block steps k, j0 = k nb, R = local rows >= j0, C = local columns >= j0 + nb:
- *   panel   M = 1: node-local recursive LU of R x jb at panel_rate jb / (jb + panel_half);
- *           M > 1: per column a max-with-location (allreduce) and a pivot-row superstep of the
- *           column (up to HLU_PANEL_FUSE_MAX flat process rows: one allgather instead, or on one
- *           node with the library's collectives the records on the column's board: no latency),
- *           jb / 8 - 1 broadcasts of the recursion's U12 blocks, and the flops;
- *   L       bcast(row, (jb + 1 + R jb) 8) (two levels by node in the hierarchical variant);
- *   swaps   right of the panel: M = 1 local copies of 2 jb rows; M > 1 one superstep of the
- *           column, h = 2 jb (M - 1)/M (local columns right of the panel); left of it once at
- *           the end: the rows below the panel, one pass per column (M > 1: one superstep);
- *   U       (the automatic HLA_SWAP_ROWS; the long swap is not modelled) flat with
- *           1 < M <= HLU_USPLIT_MAX: where M = 2 or pr has jb/2 rows less than another rank
- *           below the block, streamed (the trsm of block k+1 and the first slice, a message of
- *           them, and what pr's whole trsm and update take beyond the others' update); else two
- *           supersteps of the column, h = (jb^2 + jb C / M)(M - 1) from the diagonal owner and
- *           jb C (M - 1) / M, and a trsm of jb^2 C / M flops; otherwise a trsm (jb^2 C flops)
- *           on one process row and bcast(col, jb C 8);
- *   update  dgemm(R', C, jb), R' = local rows >= j0 + jb.
- *   Without look-ahead (or N = 1) a step is the sum. With look-ahead and N > 1 the owner of block
- *   k + 1 updates that block, factors panel k + 1 and (flat rows) posts its L panel on the row's
- *   board (N > 2 on one node, the library's broadcasts: the others read it in place, L = 0) or
+ * LU (lu/factor.c), n / nb block steps k, j0 = k nb, R = local rows >= j0, C = local columns >= j0
+ * + nb: panel   M = 1: node-local recursive LU of R x jb at panel_rate jb / (jb + panel_half); M >
+ * 1: per column a max-with-location (allreduce) and a pivot-row superstep of the column (up to
+ * HLU_PANEL_FUSE_MAX flat process rows: one allgather instead, or on one node with the library's
+ * collectives the records on the column's board: no latency), jb / 8 - 1 broadcasts of the
+ * recursion's U12 blocks, and the flops; L       bcast(row, (jb + 1 + R jb) 8) (two levels by node
+ * in the hierarchical variant); swaps   right of the panel: M = 1 local copies of 2 jb rows; M > 1
+ * one superstep of the column, h = 2 jb (M - 1)/M (local columns right of the panel); left of it
+ * once at the end: the rows below the panel, one pass per column (M > 1: one superstep); U (the
+ * automatic HLA_SWAP_ROWS; the long swap is not modelled) flat with 1 < M <= HLU_USPLIT_MAX: where
+ * M = 2 or pr has jb/2 rows less than another rank below the block, streamed (the trsm of block k+1
+ * and the first slice, a message of them, and what pr's whole trsm and update take beyond the
+ * others' update); else two supersteps of the column, h = (jb^2 + jb C / M)(M - 1) from the
+ * diagonal owner and jb C (M - 1) / M, and a trsm of jb^2 C / M flops; otherwise a trsm (jb^2 C
+ * flops) on one process row and bcast(col, jb C 8); update  dgemm(R', C, jb), R' = local rows >= j0
+ * + jb. Without look-ahead (or N = 1) a step is the sum. With look-ahead and N > 1 the owner of
+ * block k + 1 updates that block, factors panel k + 1 and (flat rows) posts its L panel on the
+ * row's board (N > 2 on one node, the library's broadcasts: the others read it in place, L = 0) or
  *   sends it at once (MPI's broadcast or the library's, up to HLU_EARLY_MAX process columns), so a
  *   step costs L (1 - ovl) + swaps + U + max(update of everything, update of block k + 1 + panel
  *   k + 1). One process (1 x 1):
