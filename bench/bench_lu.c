@@ -217,7 +217,7 @@ static int run_lapack(hbsp_env env, int64_t n, int reps, int ranks_on_node, bcas
   for (int r = 0; r < reps; r++) {
     if (rank == 0) {
       int t;
-      hkern_threads_apply(1, &t); /* all the node's cores for this one process */
+      hkern_threads_apply(0, 1, &t); /* all the node's cores for this one process */
       c->threads = t;
       double *A = hdist_alloc(n * n); /* hla's allocator: see the header */
       lapack_int *ip = malloc((size_t)n * sizeof *ip);
@@ -238,7 +238,7 @@ static int run_lapack(hbsp_env env, int64_t n, int reps, int ranks_on_node, bcas
       }
       free(A);
       free(ip);
-      hkern_threads_apply(ranks_on_node, NULL);
+      hkern_threads_apply(0, ranks_on_node, NULL);
     }
     hbsp_idle_barrier(env); /* the others waited asleep: rank 0 had the node's cores */
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);

@@ -16,7 +16,7 @@
 LAYERS='
 # layer    | files                                | may use
 public     | include/hla.h include/hla/*.h        | public
-base       | src/error.c src/hla_private.h        | public
+base       | src/*.c src/*.h                      | public
 kernels    | src/kernels/                         | public base
 bsp        | src/bsp/                             | public base
 dist-base  | src/dist/*.h                         | public base

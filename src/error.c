@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "hla_private.h"
+#include "settings.h"
 
 const char *hla_strerror(int code) {
   switch (code) {
@@ -34,8 +35,7 @@ const char *hla_strerror(int code) {
 }
 
 void hla_trace(const char *file, int line, int code) {
-  const char *t = getenv("HLA_TRACE");
-  if (t && *t && strcmp(t, "0") != 0)
+  if (hla_settings_trace())
     fprintf(stderr, "hla: %s:%d: %s (%d)\n", file, line, hla_strerror(code), code);
 }
 

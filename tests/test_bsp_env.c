@@ -137,16 +137,19 @@ static void test_reorder_twin(void) {
 /* HLA_VIRTUAL_NODES=k cuts the ranks into k consecutive nodes whose sizes differ by at most one;
  * without it, a node is a shared-memory domain (this whole machine). */
 static void test_node(void) {
+  unsetenv("HLA_VIRTUAL_NODES");
   hbsp_env w = ht_world(), node;
   int P = hbsp_size(w), s = hbsp_rank(w);
-  unsetenv("HLA_VIRTUAL_NODES");
   CU_ASSERT_EQUAL(hbsp_node(w, &node), HLA_OK);
   CU_ASSERT_EQUAL(hbsp_size(node), P);
   hbsp_free(&node);
-  for (int k = 1; k <= 4; k++) {
+  hbsp_free(&w);
+  for (int k = 1; k <= 4; k++) { /* read by hbsp_init */
     char v[8];
     snprintf(v, sizeof v, "%d", k);
     setenv("HLA_VIRTUAL_NODES", v, 1);
+    w = ht_world();
+    unsetenv("HLA_VIRTUAL_NODES"); /* the environment keeps what it read */
     CU_ASSERT_EQUAL(hbsp_node(w, &node), HLA_OK);
     int kk = k < P ? k : P, id = 0;
     while (id + 1 < kk && (id + 1) * P / kk <= s) id++;
@@ -155,11 +158,33 @@ static void test_node(void) {
     CU_ASSERT_EQUAL(hbsp_rank(node), s - first);
     CU_ASSERT(size == P / kk || size == P / kk + 1);
     hbsp_free(&node);
+    hbsp_free(&w);
   }
+  /* a bad value fails hbsp_init on every rank (rank 0 prints the reason) */
   setenv("HLA_VIRTUAL_NODES", "zero", 1);
-  CU_ASSERT_EQUAL(hbsp_node(w, &node), HLA_ERR_ARG);
-  CU_ASSERT_PTR_NOT_NULL(strstr(hbsp_errmsg(w), "HLA_VIRTUAL_NODES"));
+  w = NULL;
+  CU_ASSERT_EQUAL(hbsp_init(MPI_COMM_WORLD, &w), HLA_ERR_ARG);
+  CU_ASSERT_PTR_NULL(w);
   unsetenv("HLA_VIRTUAL_NODES");
+}
+
+/* The HLA_* variables are rank 0's on every rank: ranks that see different values agree. */
+static void test_settings_agree(void) {
+  char v[8];
+  snprintf(v, sizeof v, "%d", ht_rank() % 2 + 1); /* 1 on even ranks, 2 on odd ones */
+  setenv("HLA_VIRTUAL_NODES", v, 1);
+  hbsp_env w = ht_world(), node;
+  unsetenv("HLA_VIRTUAL_NODES");
+  CU_ASSERT_EQUAL(hbsp_node(w, &node), HLA_OK);
+  CU_ASSERT_EQUAL(hbsp_size(node), hbsp_size(w)); /* rank 0's: one node */
+  hbsp_free(&node);
+  /* splits inherit them */
+  hbsp_env half;
+  CU_ASSERT_EQUAL(hbsp_split(w, hbsp_rank(w) % 2, 0, &half), HLA_OK);
+  CU_ASSERT_EQUAL(hbsp_node(half, &node), HLA_OK);
+  CU_ASSERT_EQUAL(hbsp_size(node), hbsp_size(half));
+  hbsp_free(&node);
+  hbsp_free(&half);
   hbsp_free(&w);
 }
 
@@ -262,6 +287,6 @@ static void test_idle_barrier(void) {
 
 void hla_test_register(void) {
   HT_SUITE("bsp_env", test_split_rows_cols, test_sync_scoping, test_concurrent_subsets,
-           test_reorder_twin, test_node, test_consistency_errors, test_env_bad_args,
-           test_idle_barrier);
+           test_reorder_twin, test_node, test_settings_agree, test_consistency_errors,
+           test_env_bad_args, test_idle_barrier);
 }

@@ -123,7 +123,9 @@ static void test_nodes(void) {
   for (int k = 1; k <= 3; k++) {
     char val[8];
     snprintf(val, sizeof val, "%d", k);
-    setenv("HLA_VIRTUAL_NODES", val, 1);
+    setenv("HLA_VIRTUAL_NODES", val, 1); /* read by hbsp_init */
+    hbsp_free(&w);
+    w = ht_world();
     hgrid g;
     CU_ASSERT_EQUAL(hgrid_create(w, 0, 0, &g), HLA_OK);
     int nn, ns, nr;
@@ -154,6 +156,8 @@ static void test_nodes(void) {
     hgrid_free(&g);
   }
   unsetenv("HLA_VIRTUAL_NODES");
+  hbsp_free(&w);
+  w = ht_world();
   hgrid g;
   CU_ASSERT_EQUAL(hgrid_create(w, 1, P, &g), HLA_OK);
   int nn, ns;

@@ -25,22 +25,20 @@ static double max_abs_diff(int64_t m, int64_t n, const double *A, int64_t lda, c
 }
 
 static void test_thread_policy(void) {
-  CU_ASSERT_EQUAL(hkern_threads_choose("4", 2, 8, 8), 4);
-  CU_ASSERT_EQUAL(hkern_threads_choose("16", 8, 2, 1), 16); /* the user's choice wins */
-  CU_ASSERT_EQUAL(hkern_threads_choose(NULL, 2, 8, 8), 4);
-  CU_ASSERT_EQUAL(hkern_threads_choose(NULL, 3, 8, 8), 2);
-  CU_ASSERT_EQUAL(hkern_threads_choose(NULL, 8, 2, 2), 1); /* never oversubscribe, never 0 */
-  CU_ASSERT_EQUAL(hkern_threads_choose(NULL, 1, 8, 2), 2); /* bound to 2 cores */
-  CU_ASSERT_EQUAL(hkern_threads_choose("", 2, 8, 8), 4);
-  CU_ASSERT_EQUAL(hkern_threads_choose("0", 2, 8, 8), 4);
-  CU_ASSERT_EQUAL(hkern_threads_choose("-3", 2, 8, 8), 4);
-  CU_ASSERT_EQUAL(hkern_threads_choose("2x", 2, 8, 8), 4);
-  CU_ASSERT_EQUAL(hkern_threads_choose(NULL, 0, 0, 0), 1);
+  /* (HLA_NUM_THREADS's text is parsed and checked by src/settings.c: test_settings.c) */
+  CU_ASSERT_EQUAL(hkern_threads_choose(4, 2, 8, 8), 4);
+  CU_ASSERT_EQUAL(hkern_threads_choose(16, 8, 2, 1), 16); /* the user's choice wins */
+  CU_ASSERT_EQUAL(hkern_threads_choose(0, 2, 8, 8), 4);
+  CU_ASSERT_EQUAL(hkern_threads_choose(0, 3, 8, 8), 2);
+  CU_ASSERT_EQUAL(hkern_threads_choose(0, 8, 2, 2), 1); /* never oversubscribe, never 0 */
+  CU_ASSERT_EQUAL(hkern_threads_choose(0, 1, 8, 2), 2); /* bound to 2 cores */
+  CU_ASSERT_EQUAL(hkern_threads_choose(-3, 2, 8, 8), 4);
+  CU_ASSERT_EQUAL(hkern_threads_choose(0, 0, 0, 0), 1);
   CU_ASSERT(hkern_node_cores() >= 1);
   CU_ASSERT(hkern_affinity_cores() >= 1);
   int t = 0;
-  CU_ASSERT_EQUAL(hkern_threads_apply(1, &t), HLA_OK);
-  CU_ASSERT_EQUAL(t, 1); /* the test environment sets HLA_NUM_THREADS=1 */
+  CU_ASSERT_EQUAL(hkern_threads_apply(1, 1, &t), HLA_OK); /* as the tests set HLA_NUM_THREADS=1 */
+  CU_ASSERT_EQUAL(t, 1);
   CU_ASSERT_EQUAL(hkern_threads_get(), 1);
 }
 

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include "hla/bsp.h"
 #include "hla_private.h"
+#include "settings.h"
 
 /* MPI tags used by hla on an environment's communicator (all >= HBSP_TAG_RESERVED). */
 enum {
@@ -99,6 +100,7 @@ struct hbsp_env_s {
 
   hbsp_coll_cache *coll; /* cached group environments for two-level collectives */
   hbsp_prof *prof;       /* NULL when the profiler is off */
+  hla_settings settings; /* the HLA_* variables as hbsp_init read them (rank 0's), inherited */
 
   char errmsg[512];
 };
@@ -156,5 +158,11 @@ int hbsp_prof_finish(hbsp_env env);
 
 /* ---- collectives cache (src/bsp/coll.c) ---- */
 void hbsp_coll_cache_free(hbsp_env env);
+
+/* The HLA_* variables in force on env: read by the hbsp_init it descends from (src/settings.h).
+ * Local. */
+static inline const hla_settings *hbsp_settings(hbsp_env env) {
+  return &env->settings;
+}
 
 #endif

@@ -3,9 +3,12 @@
  * Every environment owns a duplicate of an MPI communicator, so the traffic of a parent, its
  * children and its reordered twins never mixes: each has its own registrations, queues and
  * superstep counter, and each sync completes only its own requests. */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "bsp/bsp_impl.h"
 #include "bsp/sync.h"
 
@@ -61,6 +64,7 @@ int hbsp_env_wrap(MPI_Comm comm, hbsp_env parent, const char *name, hbsp_env *ou
     free(e);
     return HLA_ERR_NOMEM;
   }
+  if (parent) e->settings = parent->settings;
   if (parent)
     snprintf(e->name, sizeof e->name, "%.40s/%s", parent->name, name);
   else
@@ -92,6 +96,50 @@ void hbsp_env_destroy(hbsp_env e) {
   free(e);
 }
 
+/* The HLA_* variables for a new environment: parsed on every rank, rank 0's values taken
+ * everywhere (ranks that see different environments agree instead of taking different paths),
+ * reported once by rank 0 on stderr. A value that would change what is computed or written fails
+ * hbsp_init on every rank (HLA_ERR_ARG); one that changes only speed falls back to its default
+ * with a warning. An HLA_PROFILE that rank 0 cannot write is a warning, and no profile. Collective
+ * over e's communicator; a few small broadcasts. */
+static int settings_agree(hbsp_env e) {
+  char msg[2048];
+  int counts[3], errors, warnings;
+  hla_settings mine;
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  hla_settings_parse(&mine, NULL, NULL, cores > 0 && cores < INT_MAX ? (int)cores : 0, msg,
+                     sizeof msg, &errors, &warnings);
+  e->settings = mine;
+  HBSP_MPI(e, MPI_Bcast(&e->settings, (int)sizeof e->settings, MPI_BYTE, 0, e->comm));
+  int differ = memcmp(&mine, &e->settings, sizeof mine) != 0, profile_ok = 1;
+  if (e->rank == 0 && errors == 0 && e->settings.profile[0]) {
+    FILE *f = fopen(e->settings.profile, "a"); /* written at the end: find out now */
+    profile_ok = f != NULL;
+    if (f) fclose(f);
+    if (!profile_ok) {
+      size_t at = strlen(msg);
+      snprintf(msg + at, sizeof msg - at,
+               "hla: warning: HLA_PROFILE='%.200s' cannot be written (%s); no profile\n",
+               e->settings.profile, strerror(errno));
+    }
+  }
+  counts[0] = errors, counts[1] = profile_ok, counts[2] = 0;
+  HBSP_MPI(e, MPI_Allreduce(&differ, &counts[2], 1, MPI_INT, MPI_MAX, e->comm));
+  HBSP_MPI(e, MPI_Bcast(counts, 2, MPI_INT, 0, e->comm));
+  if (!counts[1]) e->settings.profile[0] = 0;
+  if (e->rank == 0) {
+    fputs(msg, stderr);
+    if (counts[2])
+      fputs("hla: warning: the HLA_* variables differ between ranks; rank 0's are used\n", stderr);
+  }
+  if (counts[0] == 0) return HLA_OK;
+  /* the first error, the same text everywhere */
+  HBSP_MPI(e, MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, 0, e->comm));
+  char *first = strstr(msg, "hla: error: "), *end = first ? strchr(first, '\n') : NULL;
+  if (end) *end = 0;
+  return HBSP_FAIL_ALL(e, HLA_ERR_ARG, "hbsp_init: %s", first ? first + 12 : "bad HLA_* variable");
+}
+
 int hbsp_init(MPI_Comm comm, hbsp_env *env) {
   if (!env) return HLA_ERR_ARG;
   *env = NULL;
@@ -113,14 +161,12 @@ int hbsp_init(MPI_Comm comm, hbsp_env *env) {
     MPI_Comm_free(&dup);
     return HLA_ERR_NOMEM;
   }
-  const char *path = getenv("HLA_PROFILE");
-  if (path && *path) {
-    rc = hbsp_profile_start(e, path);
-    if (rc != HLA_OK) {
-      MPI_Comm_free(&e->comm);
-      hbsp_env_destroy(e);
-      return rc;
-    }
+  rc = settings_agree(e);
+  if (rc == HLA_OK && e->settings.profile[0]) rc = hbsp_profile_start(e, e->settings.profile);
+  if (rc != HLA_OK) {
+    MPI_Comm_free(&e->comm);
+    hbsp_env_destroy(e);
+    return rc;
   }
   *env = e;
   return HLA_OK;
@@ -218,16 +264,8 @@ int hbsp_reorder(hbsp_env env, int key, hbsp_env *out) {
 
 int hbsp_node(hbsp_env env, hbsp_env *node) {
   if (!env) return HLA_ERR_ARG;
-  int rc = node ? HLA_OK : HBSP_FAIL(env, HLA_ERR_ARG, "hbsp_node: node is NULL");
-  const char *v = getenv("HLA_VIRTUAL_NODES");
-  long k = 0;
-  if (rc == HLA_OK && v && *v) {
-    char *end;
-    k = strtol(v, &end, 10);
-    if (*end || k <= 0)
-      rc = HBSP_FAIL(env, HLA_ERR_ARG, "HLA_VIRTUAL_NODES='%s' is not a positive integer", v);
-  }
-  HLA_CALL(hbsp_agree(env, rc));
+  HLA_CALL(hbsp_agree(env, node ? HLA_OK : HBSP_FAIL(env, HLA_ERR_ARG, "hbsp_node: node is NULL")));
+  long k = env->settings.virtual_nodes; /* checked by hbsp_init */
   *node = NULL;
   if (k > 0) {
     /* k consecutive blocks whose sizes differ by at most one: block i starts at floor(i P / k). */

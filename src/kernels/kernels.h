@@ -22,18 +22,17 @@ int hkern_node_cores(void);
 /** Number of cores this process may run on (its affinity mask), at least 1. */
 int hkern_affinity_cores(void);
 
-/** The policy as a pure function. env_value is the text of HLA_NUM_THREADS (NULL if unset): a
- *  positive integer there wins; otherwise threads = cores_on_node / ranks_on_node (at least 1),
+/** The policy as a pure function. requested (HLA_NUM_THREADS as checked by src/settings.c; 0
+ *  when unset) wins when positive; otherwise threads = cores_on_node / ranks_on_node (at least 1),
  *  never more than affinity_cores, so that the ranks of a node never oversubscribe its cores. */
-int hkern_threads_choose(const char *env_value, int ranks_on_node, int cores_on_node,
-                         int affinity_cores);
+int hkern_threads_choose(int requested, int ranks_on_node, int cores_on_node, int affinity_cores);
 
-/** Apply the policy for this process: read HLA_NUM_THREADS, the node's cores and this process's
- *  affinity, and set both OpenBLAS (openblas_set_num_threads) and OpenMP (omp_set_num_threads) to
- *  the result, which is returned in *nthreads (may be NULL). ranks_on_node: MPI ranks sharing this
- *  node (the caller in src/dist measures it). OpenBLAS's and OpenMP's thread counts are
- * process-wide settings, so the last call wins. */
-int hkern_threads_apply(int ranks_on_node, int *nthreads);
+/** Apply the policy for this process: requested threads (0: none asked for), the node's cores and
+ *  this process's affinity, and set both OpenBLAS (openblas_set_num_threads) and OpenMP
+ * (omp_set_num_threads) to the result, which is returned in *nthreads (may be NULL). ranks_on_node:
+ * MPI ranks sharing this node (the caller in src/dist measures it). OpenBLAS's and OpenMP's thread
+ * counts are process-wide settings, so the last call wins. */
+int hkern_threads_apply(int requested, int ranks_on_node, int *nthreads);
 
 /** Current BLAS thread count (openblas_get_num_threads). */
 int hkern_threads_get(void);

@@ -1,9 +1,7 @@
 /* hla — thread policy for the node-local kernels: BLAS and OpenMP threads per rank. */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
-#include <errno.h>
 #include <limits.h>
 #include <sched.h>
-#include <stdlib.h>
 #include <unistd.h>
 #include <cblas.h>
 #include <omp.h>
@@ -22,20 +20,9 @@ int hkern_affinity_cores(void) {
   return c >= 1 ? c : 1;
 }
 
-/* A positive decimal integer, or 0 for anything else (unset, empty, garbage, <= 0). */
-static int parse_threads(const char *s) {
-  if (s == NULL || *s == '\0') return 0;
-  char *end = NULL;
-  errno = 0;
-  long v = strtol(s, &end, 10);
-  if (errno != 0 || end == s || *end != '\0' || v <= 0 || v > INT_MAX) return 0;
-  return (int)v;
-}
-
-int hkern_threads_choose(const char *env_value, int ranks_on_node, int cores_on_node,
-                         int affinity_cores) {
-  int t = parse_threads(env_value);
-  if (t > 0) return t; /* the user's explicit choice wins, oversubscribed or not */
+int hkern_threads_choose(int requested, int ranks_on_node, int cores_on_node, int affinity_cores) {
+  if (requested > 0) return requested; /* the user's explicit choice wins, oversubscribed or not */
+  int t;
   if (ranks_on_node < 1) ranks_on_node = 1;
   if (cores_on_node < 1) cores_on_node = 1;
   t = cores_on_node / ranks_on_node;
@@ -44,9 +31,9 @@ int hkern_threads_choose(const char *env_value, int ranks_on_node, int cores_on_
   return t >= 1 ? t : 1;
 }
 
-int hkern_threads_apply(int ranks_on_node, int *nthreads) {
-  int t = hkern_threads_choose(getenv("HLA_NUM_THREADS"), ranks_on_node, hkern_node_cores(),
-                               hkern_affinity_cores());
+int hkern_threads_apply(int requested, int ranks_on_node, int *nthreads) {
+  int t =
+      hkern_threads_choose(requested, ranks_on_node, hkern_node_cores(), hkern_affinity_cores());
   openblas_set_num_threads(t);
   omp_set_num_threads(t);
   if (nthreads != NULL) *nthreads = t;

@@ -85,7 +85,7 @@ static int grid_build(hgrid g, hbsp_env env) {
     MPI_Comm_free(&shm);
   }
   HLA_CALL(hbsp_agree(g->all, code));
-  return hkern_threads_apply(shm_size, &g->threads);
+  return hkern_threads_apply(hbsp_settings(g->all)->num_threads, shm_size, &g->threads);
 }
 
 static int env_board(hbsp_env env, hdist_board *kb, size_t bytes, hbsp_board *board) {
@@ -123,16 +123,7 @@ static int planned_shape(hbsp_env env, int *M, int *N, hplan_machine **mach) {
   HLA_CALL(hplan_obtain(env, nodes, &m));
   if (m == NULL) return HLA_OK;
   int P = hbsp_size(env);
-  int64_t n0 = 0;
-  if (hbsp_rank(env) == 0) {
-    const char *v = getenv("HLA_PLAN_N");
-    n0 = v && *v ? strtoll(v, NULL, 10) : 0;
-  }
-  code = hbsp_bcast(env, &n0, sizeof n0, 0, NULL);
-  if (code != HLA_OK) {
-    free(m);
-    return code;
-  }
+  int64_t n0 = hbsp_settings(env)->plan_n; /* the same on every rank */
   if (n0 <= 0) n0 = ((int64_t)(4096 * sqrt((double)P)) + 255) / 256 * 256;
   code = hplan_shape(m, P, nodes, n0, M, N);
   /* the same arithmetic everywhere; only a failed malloc can differ */

@@ -359,7 +359,7 @@ static int probe_body(hbsp_env env, probe_ws *w, hplan_machine *m) {
   long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
   m->mem_per_node = pages > 0 && psz > 0 ? (double)pages * (double)psz : 0;
   MPI_Allreduce(MPI_IN_PLACE, &m->mem_per_node, 1, MPI_DOUBLE, MPI_MIN, pc);
-  int threads = hkern_threads_choose(getenv("HLA_NUM_THREADS"), shm_size, m->cores_per_node,
+  int threads = hkern_threads_choose(hbsp_settings(env)->num_threads, shm_size, m->cores_per_node,
                                      hkern_affinity_cores());
   openblas_set_num_threads(threads);
   omp_set_num_threads(threads);
