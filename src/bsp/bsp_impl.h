@@ -119,6 +119,12 @@ int hbsp_fail_at(hbsp_env env, int code, int with_rank, const char *file, int li
  * nobody failed. */
 int hbsp_agree(hbsp_env env, int code);
 
+/* hbsp_agree, and in the same allreduce a check that the k global words v[0..k) (k <= 16) are
+ * equal on every rank: when they differ (and nobody failed otherwise) every rank returns
+ * HLA_ERR_ARG with the message "<what>: arguments differ between ranks". Collective over env; one
+ * allreduce of 2 k + 1 words when all is well. */
+int hbsp_agree_same(hbsp_env env, int code, const int64_t *v, int k, const char *what);
+
 /* Check an MPI return code. */
 #define HBSP_MPI(env, call)                                                                        \
   do {                                                                                             \

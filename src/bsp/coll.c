@@ -409,7 +409,12 @@ static int public_call(hbsp_env env, const coll_call *a) {
     char *top, *ws;
     rc = prepare(env, a, &p, &top, &ws);
   }
-  rc = hbsp_agree(env, rc);
+  /* the global arguments, compared in the same allreduce (a mismatch would hang the collective) */
+  const hbsp_coll none = {0};
+  const hbsp_coll *h = a->how ? a->how : &none;
+  int64_t v[8] = {a->kind, (int64_t)a->n, a->type,   a->op,
+                  a->root, h->alg,        h->groups, (int64_t)h->segment};
+  rc = hbsp_agree_same(env, rc, v, 8, kind_name[a->kind]);
   if (rc != HLA_OK) {
     ws_trim(env);
     return rc;

@@ -49,6 +49,21 @@ int hbsp_agree(hbsp_env env, int code) {
   return e.code;
 }
 
+int hbsp_agree_same(hbsp_env env, int code, const int64_t *v, int k, const char *what) {
+  if (k > 16) return HBSP_FAIL(env, HLA_ERR_INTERNAL, "%s: %d words to agree on", what, k);
+  /* max(-failing rank), max(v) and max(-v) = -min(v) in one reduction */
+  int64_t in[33], out[33];
+  in[0] = -(int64_t)(code != HLA_OK ? env->rank : env->P);
+  for (int i = 0; i < k; i++) in[1 + i] = v[i], in[1 + k + i] = -v[i];
+  if (MPI_Allreduce(in, out, 1 + 2 * k, MPI_INT64_T, MPI_MAX, env->comm) != MPI_SUCCESS)
+    return HBSP_FAIL(env, HLA_ERR_MPI, "MPI_Allreduce failed while agreeing on arguments");
+  int same = 1;
+  for (int i = 0; i < k; i++) same = same && out[1 + i] == -out[1 + k + i];
+  if (-out[0] < env->P) return hbsp_agree(env, code); /* somebody failed: its verdict */
+  if (!same) return HBSP_FAIL_ALL(env, HLA_ERR_ARG, "%s: arguments differ between ranks", what);
+  return HLA_OK;
+}
+
 int hbsp_env_wrap(MPI_Comm comm, hbsp_env parent, const char *name, hbsp_env *out) {
   *out = NULL;
   hbsp_env e = calloc(1, sizeof *e);

@@ -24,6 +24,34 @@ int hdist_sync_count(hbsp_env env, size_t *nmsg) {
   return hbsp_qsize(env, nmsg, NULL);
 }
 
+int hdist_agree_args(const char *fn, const hmat *x, const char *const *names, int n,
+                     const int64_t *v, int k, hbsp_env *env) {
+  *env = NULL;
+  int first = -1;
+  for (int i = 0; i < n && first < 0; i++)
+    if (x[i] != NULL) first = i;
+  if (first < 0) return HLA_ERR_ARG; /* nothing to talk through: documented per call */
+  hbsp_env all = *env = x[first]->g->all;
+  if (n + k > 16) return HBSP_FAIL(all, HLA_ERR_INTERNAL, "%s: %d words to agree on", fn, n + k);
+  int64_t w[16];
+  for (int i = 0; i < n; i++) w[i] = x[i] == NULL;
+  for (int i = 0; i < k; i++) w[n + i] = v[i];
+  int same;
+  HLA_CALL(hdist_check_same(all, w, n + k, &same));
+  for (int i = 0; i < n; i++)
+    if (same && w[i]) return HBSP_FAIL_ALL(all, HLA_ERR_ARG, "%s: %s is NULL", fn, names[i]);
+  /* a NULL handle on some ranks only, or the other words differing: which one, on every rank */
+  for (int i = 0; !same && i < n; i++) {
+    int64_t any = w[i], all_null = w[i];
+    HLA_CALL(hbsp_allreduce(all, &w[i], &any, 1, HBSP_INT64, HBSP_MAX, NULL));
+    HLA_CALL(hbsp_allreduce(all, &w[i], &all_null, 1, HBSP_INT64, HBSP_MIN, NULL));
+    if (any != all_null)
+      return HBSP_FAIL_ALL(all, HLA_ERR_ARG, "%s: %s is NULL on some ranks only", fn, names[i]);
+  }
+  if (!same) return HBSP_FAIL_ALL(all, HLA_ERR_ARG, "%s: arguments differ between ranks", fn);
+  return HLA_OK;
+}
+
 /* The most square M x N = P with M <= N. */
 static void auto_shape(int P, int *M, int *N) {
   int m = 1;
@@ -254,7 +282,13 @@ const char *hgrid_errmsg(hgrid g) {
 /* ---------------------------------------------------------------- the grid's machine model */
 
 int hplan_grid_machine(hgrid g, const hplan_machine **m) {
-  if (g == NULL || m == NULL) return HLA_ERR_ARG;
+  if (g == NULL) return HLA_ERR_ARG;
+  HLA_CALL(hbsp_agree(g->all, m ? HLA_OK
+                                : HBSP_FAIL(g->all, HLA_ERR_ARG, "hplan_grid_machine: m is NULL")));
+  return hdist_grid_machine(g, m);
+}
+
+int hdist_grid_machine(hgrid g, const hplan_machine **m) {
   if (g->plan_state == 0) {
     hplan_machine *mach = NULL;
     HLA_CALL(hplan_obtain(g->all, g->nnodes, &mach));

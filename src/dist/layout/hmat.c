@@ -33,7 +33,7 @@ int hmat_idx_owner(int64_t i, int64_t nb, int nprocs) {
 static int planned_block(hgrid g, int64_t m, int64_t n, int *b) {
   *b = 0;
   const hplan_machine *mach = NULL;
-  HLA_CALL(hplan_grid_machine(g, &mach));
+  HLA_CALL(hdist_grid_machine(g, &mach));
   if (mach == NULL) return HLA_OK;
   int code = hplan_block(mach, g->M, g->N, g->nnodes, m > n ? m : n, b);
   code = hbsp_agree(

@@ -56,6 +56,21 @@ struct hmat_s {
  * One allreduce. */
 int hdist_check_same(hbsp_env env, const int64_t *v, int k, int *same);
 
+/* The agreement rule of the collective entries that take several matrices (docs/ARCHITECTURE.md):
+ * *env is the grid's ALL environment of the first non-NULL handle of x[0..n) (names[i] names x[i]
+ * in messages); one allreduce over it compares which handles are NULL and the k global words v
+ * (sizes, options; n + k <= 16) across ranks. A NULL handle anywhere or differing words fail the
+ * call on every rank with the same message (HLA_ERR_ARG), before anything could block. A rank
+ * whose handles are all NULL has nothing to talk through: it returns HLA_ERR_ARG at once and
+ * *env = NULL (every rank must pass at least one handle). Collective over *env; one allreduce,
+ * two more per handle on a disagreement. */
+int hdist_agree_args(const char *fn, const hmat *x, const char *const *names, int n,
+                     const int64_t *v, int k, hbsp_env *env);
+
+/* hplan_grid_machine without the check of its arguments (the entries' automatic paths): the model
+ * on g, obtained on first use. Collective over HGRID_ALL of g. */
+int hdist_grid_machine(hgrid g, const hplan_machine **m);
+
 /* Allocate max(count, 1) doubles, zeroed, 64-byte aligned (from 2 MiB: 2 MiB aligned, with
  * transparent huge pages asked for); free() frees it. NULL only on failure. */
 double *hdist_alloc(int64_t count);

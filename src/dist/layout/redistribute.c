@@ -119,9 +119,15 @@ static int ws_build(redist_ws *w, hmat src, hmat dst) {
 }
 
 int hmat_redistribute(hmat src, hmat dst) {
-  if (src == NULL || dst == NULL) return HLA_ERR_ARG;
+  static const char *const names[2] = {"src", "dst"};
+  const hmat x[2] = {src, dst};
+  int64_t v[8] = {0};
+  for (int i = 0; i < 2; i++)
+    if (x[i] != NULL)
+      v[4 * i] = x[i]->m, v[4 * i + 1] = x[i]->n, v[4 * i + 2] = x[i]->mb, v[4 * i + 3] = x[i]->nb;
+  hbsp_env env;
+  HLA_CALL(hdist_agree_args("hmat_redistribute", x, names, 2, v, 8, &env));
   hgrid gs = src->g, gd = dst->g;
-  hbsp_env env = gs->all;
   int P = hbsp_size(env), me = hbsp_rank(env), code = HLA_OK, ident = 1;
   redist_ws w;
   memset(&w, 0, sizeof w);

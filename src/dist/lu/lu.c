@@ -144,7 +144,7 @@ int hlu_setup(hlu_ctx *c, hmat A, const hla_opts *opts) {
   hplan_lu_choice pch;
   int planned = 0;
   if (hplan_lu_automatic(opts)) {
-    HLA_CALL(hplan_grid_machine(g, &mach));
+    HLA_CALL(hdist_grid_machine(g, &mach));
     if (mach != NULL && hplan_lu_fixed(mach, g->nnodes, c->n, c->M, c->N, c->nb, &pch) == HLA_OK) {
       planned = 1;
       c->plan.lookahead = pch.lookahead;

@@ -33,12 +33,14 @@ static int check_rhs(const char *fn, hmat LU, hmat B) {
 /* Checks shared by hlu_solve and hla_gesv; returns the agreed code. Collective over LU's ALL. */
 static int check_all(const char *fn, hmat LU, const int64_t *ipiv, int ipiv_in, hmat B,
                      const hla_opts *opts, int finite) {
-  hbsp_env all = LU->g->all;
+  const char *const names[2] = {ipiv_in ? "LU" : "A", "B"};
+  const hmat x[2] = {LU, B};
   int64_t v[HLU_NOPTS];
-  int same, code = hlu_opts_check(all, fn, opts, v);
-  HLA_CALL(hdist_check_same(all, v, HLU_NOPTS, &same));
-  if (!same) code = HBSP_FAIL(all, HLA_ERR_ARG, "%s: the options differ between ranks", fn);
-  if (code == HLA_OK) code = hlu_check_matrix(fn, LU, ipiv_in ? "LU" : "A");
+  hbsp_env all = LU ? LU->g->all : B ? B->g->all : NULL;
+  if (all == NULL) return HLA_ERR_ARG; /* no handle: nothing to talk through */
+  int code = hlu_opts_check(all, fn, opts, v);
+  HLA_CALL(hdist_agree_args(fn, x, names, 2, v, HLU_NOPTS, &all));
+  if (code == HLA_OK) code = hlu_check_matrix(fn, LU, names[0]);
   if (code == HLA_OK) code = check_rhs(fn, LU, B);
   if (code == HLA_OK && ipiv == NULL && LU->n > 0)
     code = HBSP_FAIL(all, HLA_ERR_ARG, "%s: ipiv is NULL", fn);
@@ -82,7 +84,6 @@ static int prepare(hlu_ctx *c, hmat A, hmat B, const hla_opts *opts, int factor)
 /* hlu_solve: see include/hla/ops.h. Collective over HGRID_ALL of LU's grid; cost above. */
 int hlu_solve(hmat LU, const int64_t *ipiv, hmat B, const hla_opts *opts) {
   static const char fn[] = "hlu_solve";
-  if (LU == NULL || B == NULL) return HLA_ERR_ARG;
   double t0 = hbsp_time();
   HLA_CALL(check_all(fn, LU, ipiv, 1, B, opts, 0));
   hlu_ctx c;
@@ -99,7 +100,6 @@ int hlu_solve(hmat LU, const int64_t *ipiv, hmat B, const hla_opts *opts) {
  * hlu_solve (one setup of the levels and workspaces for both). */
 int hla_gesv(hmat A, int64_t *ipiv, hmat B, const hla_opts *opts) {
   static const char fn[] = "hla_gesv";
-  if (A == NULL || B == NULL) return HLA_ERR_ARG;
   double t0 = hbsp_time();
   HLA_CALL(check_all(fn, A, ipiv, 0, B, opts, 1));
   hlu_ctx c;

@@ -257,16 +257,16 @@ static int64_t hash_opts(const hla_opts *o) {
 
 /* The checks every rank makes on the same (agreed-equal) data. */
 static int check_args(hbsp_env all, char transa, char transb, hmat A, hmat B, hmat C, int64_t *k) {
-  if (A == NULL || B == NULL)
-    return HBSP_FAIL_ALL(all, HLA_ERR_ARG, "hmatmul: %s is NULL", A == NULL ? "A" : "B");
   if (A->g != C->g || B->g != C->g)
     return HBSP_FAIL_ALL(all, HLA_ERR_DIST, "hmatmul: %s is on another grid than C",
                          A->g != C->g ? "A" : "B");
   if (A == C || B == C)
     return HBSP_FAIL_ALL(all, HLA_ERR_ARG, "hmatmul: C must not be the same matrix as A or B");
-  if (!trans_ok(transa) || !trans_ok(transb))
-    return HBSP_FAIL_ALL(all, HLA_ERR_ARG, "hmatmul: bad trans '%c' (use 'N' or 'T')",
-                         trans_ok(transa) ? transb : transa);
+  if (!trans_ok(transa) || !trans_ok(transb)) {
+    unsigned char t = (unsigned char)(trans_ok(transa) ? transb : transa);
+    return HBSP_FAIL_ALL(all, HLA_ERR_ARG, "hmatmul: bad trans%s '%c' (code %d; use 'N' or 'T')",
+                         trans_ok(transa) ? "b" : "a", t >= 32 && t < 127 ? t : '?', t);
+  }
   char ta = trans_norm(transa), tb = trans_norm(transb);
   int64_t ma = ta == 'N' ? A->m : A->n, ka = ta == 'N' ? A->n : A->m;
   int64_t kb = tb == 'N' ? B->m : B->n, nb = tb == 'N' ? B->n : B->m;
@@ -282,11 +282,9 @@ static int check_args(hbsp_env all, char transa, char transb, hmat A, hmat B, hm
 int hmatmul(char transa, char transb, double alpha, hmat A, hmat B, double beta, hmat C,
             const hla_opts *opts) {
   double t0 = hbsp_time();
-  if (C == NULL) return HLA_ERR_ARG;
-  hgrid g = C->g;
-  hbsp_env all = g->all;
-
-  /* Global arguments must agree before anything else is looked at. */
+  /* Global arguments must agree before anything else is looked at (hdist_agree_args). */
+  static const char *const names[3] = {"C", "A", "B"};
+  const hmat args[3] = {C, A, B};
   int64_t v[7] = {(int64_t)(unsigned char)transa << 8 | (unsigned char)transb,
                   hash_bytes(1, &alpha, sizeof alpha),
                   hash_bytes(2, &beta, sizeof beta),
@@ -294,20 +292,18 @@ int hmatmul(char transa, char transb, double alpha, hmat A, hmat B, double beta,
                   hash_mat(A),
                   hash_mat(B),
                   hash_mat(C)};
-  int same = 0, code = HLA_OK;
-  HLA_CALL(hdist_check_same(all, v, 7, &same));
+  hbsp_env all;
+  HLA_CALL(hdist_agree_args("hmatmul", args, names, 3, v, 7, &all));
+  hgrid g = C->g;
   int64_t k = 0;
   mm_plan p;
   memset(&p, 0, sizeof p);
-  if (!same)
-    code = HBSP_FAIL_ALL(all, HLA_ERR_ARG, "hmatmul: arguments differ between ranks");
-  else
-    code = check_args(all, transa, transb, A, B, C, &k);
+  int code = check_args(all, transa, transb, A, B, C, &k);
   char ta = trans_norm(transa), tb = trans_norm(transb);
   /* The machine model: looked for (maybe probed, collectively) only when the planner may choose;
    * otherwise the one already on the grid, if any, for the predicted time. */
   const hplan_machine *mach = g->plan_state == 1 ? g->machine : NULL;
-  if (code == HLA_OK && hplan_mm_automatic(opts)) code = hplan_grid_machine(g, &mach);
+  if (code == HLA_OK && hplan_mm_automatic(opts)) code = hdist_grid_machine(g, &mach);
   if (code == HLA_OK) {
     code = resolve(g, ta, tb, A, B, C, k, opts, mach, &p);
     if (code != HLA_OK) HBSP_FAIL_ALL(all, code, "%s", p.why);
