@@ -20,8 +20,15 @@
  *   (global) / (local): argument equal on every rank / may differ per rank.
  *   BSP cost:          w + h g + l of the environment named; P = M N, g and l of the grid's ALL
  *                      environment unless said otherwise; sizes in words of 8 bytes.
- * A NULL handle cannot be agreed on (there is no environment to agree in): it gives HLA_ERR_ARG on
- * the ranks that pass it, at once.
+ * Bad arguments (docs/ARCHITECTURE.md, "The agreement rule"): before anything that could block,
+ * the ranks of a collective call agree on their arguments, so that one rank's bad value (a size,
+ * root, leading dimension, out-pointer, or a NULL handle) fails the call on every rank with the
+ * same code and message. A rank with a NULL handle takes part through the grid of another handle
+ * it has (hmat_redistribute, hmatmul, hlu_solve, hla_gesv). A rank with no valid handle at all has
+ * no environment to agree in: it returns HLA_ERR_ARG at once, and the ranks that did pass one wait
+ * for it in their first collective step, as in MPI; every call below that takes a single handle
+ * (hgrid_free, hmat_create, hmat_scatter, hmat_gather, hmat_dup, hmat_norm, hlu_factor) needs it on
+ * every rank, and hgrid_create its env.
  */
 #ifndef HLA_DIST_H
 #define HLA_DIST_H
