@@ -69,6 +69,14 @@ typedef enum {
  *  @par Collective over env. BSP cost: O(log P) l (a few splits and one allreduce). */
 HLA_API int hgrid_create(hbsp_env env, int M, int N, hgrid *g);
 
+/** hgrid_create with the ranks of env laid on the grid in the given order: 'R' (row-major, as
+ *  hgrid_create: rank r at (r / N, r % N)) or 'C' (column-major, BLACS's default for
+ *  Cblacs_gridinit: rank r at (r % M, r / M)). The grid's ALL environment is always ranked
+ *  row-major (prow N + pcol), whatever the order. M = N = 0 is not allowed here.
+ *  @return as hgrid_create, and HLA_ERR_ARG for another order.
+ *  @par Collective over env. BSP cost: as hgrid_create. */
+HLA_API int hgrid_create_order(hbsp_env env, int M, int N, char order, hgrid *g);
+
 /** Free the grid, its environments and the workspaces its operations keep between calls (the
  *  panel buffers of hmatmul, the LU and the solves, and operands hmatmul remapped: up to 256 MiB
  *  per rank, so that repeated calls do not map and fault fresh memory every time; and the LU's
@@ -133,6 +141,20 @@ typedef struct hmat_s *hmat;
  *  @par Collective over HGRID_ALL of g. BSP cost: 2 allreduces, O(log P) l; w = mloc nloc. */
 HLA_API int hmat_create(hgrid g, int64_t m, int64_t n, int mb, int nb, hmat *A);
 
+/** An m x n matrix over the caller's own local array, without copying (ScaLAPACK's descriptor: mb x
+ *  nb blocks, the first block on process (rsrc, csrc), the local part column-major with leading
+ *  dimension lld). hla reads and writes data in place and never frees it; hmat_free frees only
+ *  the handle. Redistribution, scatter/gather, fill, norms and the operations take such matrices;
+ *  the operations compute in place where the first block is on process (0, 0) and on a copy in
+ *  that layout otherwise (hmatmul's C, the LU's matrix and right-hand sides).
+ *  @param g (global)  @param m, n, mb, nb, rsrc, csrc (global) m, n >= 0, mb, nb >= 1,
+ *  0 <= rsrc < M, 0 <= csrc < N.  @param data, lld (local) lld >= max(1, local rows); data may
+ *  be NULL only where the local part is empty.  @param A (local, out).
+ *  @return HLA_ERR_ARG (bad or differing arguments, lld too small, NULL data or A), agreed.
+ *  @par Collective over HGRID_ALL of g. BSP cost: one allreduce and an agreement. */
+HLA_API int hmat_wrap(hgrid g, int64_t m, int64_t n, int mb, int nb, int rsrc, int csrc,
+                      double *data, int64_t lld, hmat *A);
+
 /** Free the matrix; *A = NULL. NULL or *A = NULL is a no-op. Local. */
 HLA_API int hmat_free(hmat *A);
 
@@ -196,7 +218,18 @@ HLA_API int hmat_gather(hmat A, int root, double *G, int64_t ldg);
  *  (l). Same layout on the same ranks: a local copy, no communication beyond the agreement. */
 HLA_API int hmat_redistribute(hmat src, hmat dst);
 
-/** A new matrix B with A's grid and layout and a copy of its entries.
+/** Copy the m x n part of src whose first entry is (si, sj) into dst at (di, dj) (0-based global
+ *  indices), whatever the two layouts, as hmat_redistribute; the rest of dst is untouched.
+ *  src == dst is allowed only for the part onto itself (nothing to do).
+ *  @return HLA_ERR_DIM for a part outside either matrix, HLA_ERR_DIST for grids over different
+ *  ranks, HLA_ERR_ARG (differing arguments), HLA_ERR_NOMEM.
+ *  @par Collective over HGRID_ALL of src's grid. BSP cost: as hmat_redistribute with the part's
+ *  local sizes. */
+HLA_API int hmat_redistribute_part(hmat src, int64_t si, int64_t sj, hmat dst, int64_t di,
+                                   int64_t dj, int64_t m, int64_t n);
+
+/** A new matrix B with A's grid and blocks and a copy of its entries (its first block on process
+ *  (0, 0), also when A's is elsewhere).
  *  @par Collective over HGRID_ALL of A's grid. BSP cost: as hmat_create. */
 HLA_API int hmat_dup(hmat A, hmat *B);
 

@@ -80,8 +80,8 @@ static int grid_destroy(hgrid g) {
 
 /* The part of hgrid_create after validation: environments, node level, thread policy. */
 static int grid_build(hgrid g, hbsp_env env) {
-  int rank = hbsp_rank(env);
-  HLA_CALL(hbsp_split_named(env, 0, rank, "grid", &g->all)); /* own traffic, same order */
+  int rank = g->myrow * g->N + g->mycol; /* ALL is ranked row-major, whatever env's order */
+  HLA_CALL(hbsp_split_named(env, 0, rank, "grid", &g->all)); /* own traffic */
   HLA_CALL(hbsp_split_named(g->all, g->myrow, g->mycol, "row", &g->row));
   HLA_CALL(hbsp_split_named(g->all, g->mycol, g->myrow, "col", &g->col));
   HLA_CALL(hbsp_node(g->all, &g->node));
@@ -166,15 +166,21 @@ static int planned_shape(hbsp_env env, int *M, int *N, hplan_machine **mach) {
   return HLA_OK;
 }
 
-int hgrid_create(hbsp_env env, int M, int N, hgrid *gout) {
+/* hgrid_create and hgrid_create_order ('R' or 'C'; 0: hgrid_create, where M = N = 0 plans). */
+static int grid_create(hbsp_env env, int M, int N, char order, hgrid *gout) {
   if (env == NULL) return HLA_ERR_ARG;
   int P = hbsp_size(env), rank = hbsp_rank(env), code = HLA_OK;
-  int64_t shape[2] = {M, N};
+  int64_t shape[3] = {M, N, order};
   int same;
   hplan_machine *mach = NULL;
-  HLA_CALL(hdist_check_same(env, shape, 2, &same));
+  HLA_CALL(hdist_check_same(env, shape, 3, &same));
   if (!same)
-    code = HBSP_FAIL(env, HLA_ERR_ARG, "hgrid_create: M and N differ between ranks");
+    code = HBSP_FAIL(env, HLA_ERR_ARG, "hgrid_create: M, N or the order differ between ranks");
+  else if (order != 0 && order != 'R' && order != 'C')
+    code = HBSP_FAIL(env, HLA_ERR_ARG, "hgrid_create_order: order '%c' (use 'R' or 'C')",
+                     order >= 32 && order < 127 ? order : '?');
+  else if (order != 0 && (M == 0 || N == 0))
+    code = HBSP_FAIL(env, HLA_ERR_ARG, "hgrid_create_order: shape %d x %d", M, N);
   else if (M < 0 || N < 0)
     code = HBSP_FAIL(env, HLA_ERR_ARG, "hgrid_create: negative shape %d x %d", M, N);
   else if (M == 0 && N == 0) { /* the planner's shape when there is a machine model */
@@ -195,7 +201,10 @@ int hgrid_create(hbsp_env env, int M, int N, hgrid *gout) {
   g->machine = mach, g->plan_state = mach ? 1 : 0;
   g->parent = env;
   g->M = M, g->N = N;
-  g->myrow = rank / N, g->mycol = rank % N; /* row-major */
+  if (order == 'C')
+    g->myrow = rank % M, g->mycol = rank / M;
+  else
+    g->myrow = rank / N, g->mycol = rank % N;
   code = grid_build(g, env);
   if (code != HLA_OK) {
     /* Every step above is collective with agreed errors, so all ranks stop at the same step and
@@ -206,6 +215,14 @@ int hgrid_create(hbsp_env env, int M, int N, hgrid *gout) {
   }
   *gout = g;
   return HLA_OK;
+}
+
+int hgrid_create(hbsp_env env, int M, int N, hgrid *gout) {
+  return grid_create(env, M, N, 0, gout);
+}
+
+int hgrid_create_order(hbsp_env env, int M, int N, char order, hgrid *gout) {
+  return grid_create(env, M, N, order, gout);
 }
 
 int hgrid_free(hgrid *gp) {

@@ -72,7 +72,7 @@ int hmat_create(hgrid g, int64_t m, int64_t n, int mb, int nb, hmat *Aout) {
   if (code == HLA_OK) {
     A = calloc(1, sizeof *A);
     if (A != NULL) {
-      A->g = g, A->m = m, A->n = n, A->mb = mb, A->nb = nb;
+      A->g = g, A->m = m, A->n = n, A->mb = mb, A->nb = nb, A->owned = 1;
       A->mloc = hmat_numroc(m, mb, g->myrow, g->M);
       A->nloc = hmat_numroc(n, nb, g->mycol, g->N);
       A->lld = A->mloc > 1 ? A->mloc : 1;
@@ -102,10 +102,71 @@ int hmat_free(hmat *Ap) {
   if (Ap == NULL || *Ap == NULL) return HLA_OK;
   hmat A = *Ap;
   A->g->nmat--;
-  free(A->data);
+  if (A->owned) free(A->data);
   free(A);
   *Ap = NULL;
   return HLA_OK;
+}
+
+int hmat_wrap(hgrid g, int64_t m, int64_t n, int mb, int nb, int rsrc, int csrc, double *data,
+              int64_t lld, hmat *Aout) {
+  if (g == NULL) return HLA_ERR_ARG;
+  static const char fn[] = "hmat_wrap";
+  int64_t v[6] = {m, n, mb, nb, rsrc, csrc};
+  int same, code = HLA_OK;
+  HLA_CALL(hdist_check_same(g->all, v, 6, &same));
+  int64_t mloc = 0, nloc = 0;
+  if (!same)
+    code = HBSP_FAIL(g->all, HLA_ERR_ARG, "%s: m, n, mb, nb, rsrc, csrc differ between ranks", fn);
+  else if (m < 0 || n < 0 || mb < 1 || nb < 1)
+    code = HBSP_FAIL(g->all, HLA_ERR_ARG, "%s: m %lld, n %lld, mb %d, nb %d", fn, (long long)m,
+                     (long long)n, mb, nb);
+  else if (rsrc < 0 || rsrc >= g->M || csrc < 0 || csrc >= g->N)
+    code = HBSP_FAIL(g->all, HLA_ERR_ARG, "%s: source process (%d, %d) outside the %d x %d grid",
+                     fn, rsrc, csrc, g->M, g->N);
+  else if (Aout == NULL)
+    code = HBSP_FAIL(g->all, HLA_ERR_ARG, "%s: A is NULL", fn);
+  if (code == HLA_OK) {
+    mloc = hmat_numroc(m, mb, (g->myrow - rsrc + g->M) % g->M, g->M);
+    nloc = hmat_numroc(n, nb, (g->mycol - csrc + g->N) % g->N, g->N);
+    if (lld < (mloc > 1 ? mloc : 1))
+      code = HBSP_FAIL(g->all, HLA_ERR_ARG, "%s: lld = %lld < max(1, local rows %lld)", fn,
+                       (long long)lld, (long long)mloc);
+    else if (data == NULL && mloc * nloc > 0)
+      code = HBSP_FAIL(g->all, HLA_ERR_ARG, "%s: data is NULL", fn);
+  }
+  hmat A = NULL;
+  double *spare = NULL; /* an empty part's data: never NULL, as for hmat_create */
+  if (code == HLA_OK && ((A = calloc(1, sizeof *A)) == NULL ||
+                         (data == NULL && (data = spare = hdist_alloc(1)) == NULL)))
+    code = HBSP_FAIL(g->all, HLA_ERR_NOMEM, "%s: out of memory", fn);
+  code = hbsp_agree(g->all, code);
+  if (code != HLA_OK) {
+    free(A);
+    free(spare);
+    HLA_CALL(code);
+  }
+  A->g = g, A->m = m, A->n = n, A->mb = mb, A->nb = nb, A->rsrc = rsrc, A->csrc = csrc;
+  A->mloc = mloc, A->nloc = nloc, A->lld = lld, A->data = data, A->owned = spare != NULL;
+  g->nmat++;
+  *Aout = A;
+  return HLA_OK;
+}
+
+int hdist_unshift(hmat X, int copy, hmat *T) {
+  *T = X;
+  if (X->rsrc == 0 && X->csrc == 0) return HLA_OK;
+  HLA_CALL(hmat_create(X->g, X->m, X->n, X->mb, X->nb, T));
+  int code = copy ? hmat_redistribute(X, *T) : HLA_OK;
+  if (code != HLA_OK) hmat_free(T), *T = NULL;
+  return code;
+}
+
+int hdist_reshift(hmat X, hmat *T, int copy) {
+  if (*T == NULL || *T == X) return HLA_OK;
+  int code = copy ? hmat_redistribute(*T, X) : HLA_OK;
+  hmat_free(T);
+  return code;
 }
 
 int hmat_dup(hmat A, hmat *B) {
@@ -114,7 +175,13 @@ int hmat_dup(hmat A, hmat *B) {
   HLA_CALL(hbsp_agree(A->g->all, code));
   hmat C;
   HLA_CALL(hmat_create(A->g, A->m, A->n, A->mb, A->nb, &C));
-  hkern_dlacpy('A', A->mloc, A->nloc, A->data, A->lld, C->data, C->lld);
+  if (A->rsrc || A->csrc) { /* the copy's first block is on process (0, 0) */
+    int e = hmat_redistribute(A, C);
+    if (e != HLA_OK) hmat_free(&C);
+    HLA_CALL(e);
+  } else {
+    hkern_dlacpy('A', A->mloc, A->nloc, A->data, A->lld, C->data, C->lld);
+  }
   *B = C;
   return HLA_OK;
 }
@@ -150,19 +217,20 @@ hgrid hmat_grid(hmat A) {
 
 int hmat_local_size(hmat A, int prow, int pcol, int64_t *mloc, int64_t *nloc) {
   if (A == NULL || prow < 0 || prow >= A->g->M || pcol < 0 || pcol >= A->g->N) return HLA_ERR_ARG;
-  if (mloc) *mloc = hmat_numroc(A->m, A->mb, prow, A->g->M);
-  if (nloc) *nloc = hmat_numroc(A->n, A->nb, pcol, A->g->N);
+  int M = A->g->M, N = A->g->N;
+  if (mloc) *mloc = hmat_numroc(A->m, A->mb, (prow - A->rsrc + M) % M, M);
+  if (nloc) *nloc = hmat_numroc(A->n, A->nb, (pcol - A->csrc + N) % N, N);
   return HLA_OK;
 }
 
 int64_t hmat_l2g_row(hmat A, int64_t iloc) {
   if (A == NULL || iloc < 0 || iloc >= A->mloc) return -1;
-  return hmat_idx_l2g(iloc, A->mb, A->g->myrow, A->g->M);
+  return hmat_idx_l2g(iloc, A->mb, hdist_prow(A), A->g->M);
 }
 
 int64_t hmat_l2g_col(hmat A, int64_t jloc) {
   if (A == NULL || jloc < 0 || jloc >= A->nloc) return -1;
-  return hmat_idx_l2g(jloc, A->nb, A->g->mycol, A->g->N);
+  return hmat_idx_l2g(jloc, A->nb, hdist_pcol(A), A->g->N);
 }
 
 int64_t hmat_g2l_row(hmat A, int64_t i) {
@@ -177,8 +245,8 @@ int64_t hmat_g2l_col(hmat A, int64_t j) {
 
 int hmat_owner(hmat A, int64_t i, int64_t j, int *prow, int *pcol) {
   if (A == NULL || i < 0 || i >= A->m || j < 0 || j >= A->n) return HLA_ERR_ARG;
-  if (prow) *prow = hmat_idx_owner(i, A->mb, A->g->M);
-  if (pcol) *pcol = hmat_idx_owner(j, A->nb, A->g->N);
+  if (prow) *prow = (hmat_idx_owner(i, A->mb, A->g->M) + A->rsrc) % A->g->M;
+  if (pcol) *pcol = (hmat_idx_owner(j, A->nb, A->g->N) + A->csrc) % A->g->N;
   return HLA_OK;
 }
 
@@ -189,12 +257,12 @@ int hmat_fill(hmat A, double (*f)(int64_t i, int64_t j, void *ctx), void *ctx) {
   const hgrid g = A->g;
   /* Walk local blocks so that the index maps cost one division per block, not per entry. */
   for (int64_t j0 = 0; j0 < A->nloc; j0 += A->nb) {
-    int64_t jg0 = hmat_idx_l2g(j0, A->nb, g->mycol, g->N);
+    int64_t jg0 = hmat_idx_l2g(j0, A->nb, hdist_pcol(A), g->N);
     int64_t jn = A->nloc - j0 < A->nb ? A->nloc - j0 : A->nb;
     for (int64_t jj = 0; jj < jn; jj++) {
       double *col = A->data + (j0 + jj) * A->lld;
       for (int64_t i0 = 0; i0 < A->mloc; i0 += A->mb) {
-        int64_t ig0 = hmat_idx_l2g(i0, A->mb, g->myrow, g->M);
+        int64_t ig0 = hmat_idx_l2g(i0, A->mb, hdist_prow(A), g->M);
         int64_t in = A->mloc - i0 < A->mb ? A->mloc - i0 : A->mb;
         for (int64_t ii = 0; ii < in; ii++) col[i0 + ii] = f(ig0 + ii, jg0 + jj, ctx);
       }
@@ -209,8 +277,8 @@ int hmat_set(hmat A, double offdiag, double diag) {
   hkern_dlaset(A->mloc, A->nloc, offdiag, offdiag, A->data, A->lld);
   /* The diagonal crosses my part where a global index is both one of my rows and my columns. */
   for (int64_t jl = 0; jl < A->nloc; jl++) {
-    int64_t j = hmat_idx_l2g(jl, A->nb, g->mycol, g->N);
-    if (j >= A->m || hmat_idx_owner(j, A->mb, g->M) != g->myrow) continue;
+    int64_t j = hmat_idx_l2g(jl, A->nb, hdist_pcol(A), g->N);
+    if (j >= A->m || hmat_idx_owner(j, A->mb, g->M) != hdist_prow(A)) continue;
     A->data[hmat_idx_g2l(j, A->mb, g->M) + jl * A->lld] = diag;
   }
   return HLA_OK;

@@ -48,9 +48,21 @@ struct hmat_s {
   hgrid g;
   int64_t m, n;
   int mb, nb;
+  int rsrc, csrc; /* process row / column of the first block (ScaLAPACK's RSRC, CSRC): 0 unless
+                     wrapped (hmat_wrap); the algorithms take only 0 (hdist_unshift) */
   int64_t mloc, nloc, lld;
   double *data; /* lld x nloc, column-major; never NULL (one spare word when empty) */
+  int owned;    /* data is the library's to free (0: the caller's, wrapped) */
 };
+
+/* My process row (column) counted from the one that holds A's first block row (column): the
+ * coordinate the block-cyclic index maps take (dist/cyclic.h). Local. */
+static inline int hdist_prow(hmat A) {
+  return (A->g->myrow - A->rsrc + A->g->M) % A->g->M;
+}
+static inline int hdist_pcol(hmat A) {
+  return (A->g->mycol - A->csrc + A->g->N) % A->g->N;
+}
 
 /* Collective over env: *same = 1 on every rank iff v[0..k) is equal on every rank (k <= 16).
  * One allreduce. */
@@ -70,6 +82,16 @@ int hdist_agree_args(const char *fn, const hmat *x, const char *const *names, in
 /* hplan_grid_machine without the check of its arguments (the entries' automatic paths): the model
  * on g, obtained on first use. Collective over HGRID_ALL of g. */
 int hdist_grid_machine(hgrid g, const hplan_machine **m);
+
+/* X itself when its first block is on process (0, 0), the layout every algorithm takes; else a
+ * new matrix on X's grid and blocks with it there, holding X's entries when copy is set. Give it
+ * back with hdist_reshift. Collective over HGRID_ALL of X's grid; errors agreed. BSP cost: none,
+ * or hmat_create and hmat_redistribute. */
+int hdist_unshift(hmat X, int copy, hmat *T);
+
+/* End of hdist_unshift: T's entries back into X when copy is set, T freed (nothing when T == X).
+ * Collective over HGRID_ALL of X's grid; errors agreed. */
+int hdist_reshift(hmat X, hmat *T, int copy);
 
 /* Allocate max(count, 1) doubles, zeroed, 64-byte aligned (from 2 MiB: 2 MiB aligned, with
  * transparent huge pages asked for); free() frees it. NULL only on failure. */

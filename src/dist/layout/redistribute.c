@@ -12,23 +12,33 @@
 #include "dist/layout/layout_impl.h"
 #include "kernels/kernels.h"
 
-/* Local indices 0..nloc-1 of one dimension (block nb_mine on process iproc of nprocs_mine),
- * sorted by the process that owns each global index in the other layout (block nb_other over
- * nprocs_other), increasing inside each group: idx[start[p] .. start[p+1]). A counting sort. */
-static void group_indices(int64_t nloc, int64_t nb_mine, int iproc, int nprocs_mine,
-                          int64_t nb_other, int nprocs_other, int64_t *start, int64_t *idx) {
-  for (int p = 0; p <= nprocs_other; p++) start[p] = 0;
-  for (int64_t l = 0; l < nloc; l++) {
-    int64_t gi = hmat_idx_l2g(l, nb_mine, iproc, nprocs_mine);
-    start[hmat_idx_owner(gi, nb_other, nprocs_other) + 1]++;
+/* One dimension of a side of a copy: n_blocks of nb dealt over np processes from process src,
+ * my process there being iproc (actual coordinate), and the part [off, off + len) taking part. */
+typedef struct {
+  int64_t nloc, nb, off;
+  int iproc, np, src;
+} side;
+
+/* My local indices of side a that fall in its part, sorted by the process of side b that owns the
+ * matching index (a's global i is b's i - a.off + b.off), increasing inside each group:
+ * idx[start[p] .. start[p+1]) for b's actual process p. A counting sort; local, O(nloc + np). */
+static void group_indices(side a, side b, int64_t len, int64_t *start, int64_t *idx) {
+  int me = (a.iproc - a.src + a.np) % a.np; /* counted from a's first block */
+  for (int p = 0; p <= b.np; p++) start[p] = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    for (int64_t l = 0; l < a.nloc; l++) {
+      int64_t gi = hmat_idx_l2g(l, a.nb, me, a.np) - a.off;
+      if (gi < 0 || gi >= len) continue;
+      int p = (hmat_idx_owner(gi + b.off, b.nb, b.np) + b.src) % b.np;
+      if (pass == 0)
+        start[p + 1]++;
+      else
+        idx[start[p]++] = l; /* start[p] as a cursor, shifted back below */
+    }
+    if (pass == 0)
+      for (int p = 0; p < b.np; p++) start[p + 1] += start[p];
   }
-  for (int p = 0; p < nprocs_other; p++) start[p + 1] += start[p];
-  /* Fill using start[p] as a cursor, then shift back. */
-  for (int64_t l = 0; l < nloc; l++) {
-    int64_t gi = hmat_idx_l2g(l, nb_mine, iproc, nprocs_mine);
-    idx[start[hmat_idx_owner(gi, nb_other, nprocs_other)]++] = l;
-  }
-  for (int p = nprocs_other; p > 0; p--) start[p] = start[p - 1];
+  for (int p = b.np; p > 0; p--) start[p] = start[p - 1];
   start[0] = 0;
 }
 
@@ -96,8 +106,13 @@ static void *alloc_n(int64_t n, size_t size) {
   return malloc((size_t)(n > 0 ? n : 1) * size);
 }
 
+/* The part copied: m x n entries, src's from (si, sj), dst's from (di, dj). */
+typedef struct {
+  int64_t si, sj, di, dj, m, n;
+} part;
+
 /* Build the index groups and buffers; returns 0 on allocation failure. */
-static int ws_build(redist_ws *w, hmat src, hmat dst) {
+static int ws_build(redist_ws *w, hmat src, hmat dst, part q) {
   hgrid gs = src->g, gd = dst->g;
   int Ms = gs->M, Ns = gs->N, Md = gd->M, Nd = gd->N;
   w->srs = alloc_n(src->mloc, sizeof(int64_t)), w->scs = alloc_n(src->nloc, sizeof(int64_t));
@@ -106,10 +121,14 @@ static int ws_build(redist_ws *w, hmat src, hmat dst) {
   w->dro = alloc_n(Ms + 1, sizeof(int64_t)), w->dco = alloc_n(Ns + 1, sizeof(int64_t));
   if (!w->srs || !w->scs || !w->drs || !w->dcs || !w->sro || !w->sco || !w->dro || !w->dco)
     return 0;
-  group_indices(src->mloc, src->mb, gs->myrow, Ms, dst->mb, Md, w->sro, w->srs);
-  group_indices(src->nloc, src->nb, gs->mycol, Ns, dst->nb, Nd, w->sco, w->scs);
-  group_indices(dst->mloc, dst->mb, gd->myrow, Md, src->mb, Ms, w->dro, w->drs);
-  group_indices(dst->nloc, dst->nb, gd->mycol, Nd, src->nb, Ns, w->dco, w->dcs);
+  side sr = {src->mloc, src->mb, q.si, gs->myrow, Ms, src->rsrc};
+  side sc = {src->nloc, src->nb, q.sj, gs->mycol, Ns, src->csrc};
+  side dr = {dst->mloc, dst->mb, q.di, gd->myrow, Md, dst->rsrc};
+  side dc = {dst->nloc, dst->nb, q.dj, gd->mycol, Nd, dst->csrc};
+  group_indices(sr, dr, q.m, w->sro, w->srs);
+  group_indices(sc, dc, q.n, w->sco, w->scs);
+  group_indices(dr, sr, q.m, w->dro, w->drs);
+  group_indices(dc, sc, q.n, w->dco, w->dcs);
   int64_t sout = max_group(w->sro, Md) * max_group(w->sco, Nd);
   int64_t sin = max_group(w->dro, Ms) * max_group(w->dco, Ns);
   w->g = gs; /* the source grid keeps them between calls */
@@ -118,34 +137,25 @@ static int ws_build(redist_ws *w, hmat src, hmat dst) {
   return w->sbuf && w->rbuf;
 }
 
-int hmat_redistribute(hmat src, hmat dst) {
-  static const char *const names[2] = {"src", "dst"};
-  const hmat x[2] = {src, dst};
-  int64_t v[8] = {0};
-  for (int i = 0; i < 2; i++)
-    if (x[i] != NULL)
-      v[4 * i] = x[i]->m, v[4 * i + 1] = x[i]->n, v[4 * i + 2] = x[i]->mb, v[4 * i + 3] = x[i]->nb;
-  hbsp_env env;
-  HLA_CALL(hdist_agree_args("hmat_redistribute", x, names, 2, v, 8, &env));
+/* The copy of part q from src to dst (arguments agreed on env, the grid's ALL of src). */
+static int copy_part(hbsp_env env, hmat src, hmat dst, part q, const char *fn) {
   hgrid gs = src->g, gd = dst->g;
   int P = hbsp_size(env), me = hbsp_rank(env), code = HLA_OK, ident = 1;
   redist_ws w;
   memset(&w, 0, sizeof w);
-  if (src->m != dst->m || src->n != dst->n)
-    code =
-        HBSP_FAIL(env, HLA_ERR_DIM, "hmat_redistribute: src is %lld x %lld but dst is %lld x %lld",
-                  (long long)src->m, (long long)src->n, (long long)dst->m, (long long)dst->n);
-  else if ((w.d2s = alloc_n(P, sizeof(int))) == NULL)
-    code = HBSP_FAIL(env, HLA_ERR_NOMEM, "hmat_redistribute: out of memory");
+  if ((w.d2s = alloc_n(P, sizeof(int))) == NULL)
+    code = HBSP_FAIL(env, HLA_ERR_NOMEM, "%s: out of memory", fn);
   else
     code = rank_map(gs, gd, w.d2s, &ident);
-  int same_layout =
-      ident && gs->M == gd->M && gs->N == gd->N && src->mb == dst->mb && src->nb == dst->nb;
-  if (code == HLA_OK && !same_layout && !ws_build(&w, src, dst))
-    code = HBSP_FAIL(env, HLA_ERR_NOMEM, "hmat_redistribute: out of memory");
+  /* the same layout and place on the same ranks: my part is already where it belongs */
+  int whole = q.si == 0 && q.sj == 0 && q.di == 0 && q.dj == 0 && q.m == src->m && q.n == src->n &&
+              q.m == dst->m && q.n == dst->n;
+  int same_layout = whole && ident && gs->M == gd->M && gs->N == gd->N && src->mb == dst->mb &&
+                    src->nb == dst->nb && src->rsrc == dst->rsrc && src->csrc == dst->csrc;
+  if (code == HLA_OK && !same_layout && !ws_build(&w, src, dst, q))
+    code = HBSP_FAIL(env, HLA_ERR_NOMEM, "%s: out of memory", fn);
   code = hbsp_agree(env, code);
-  if (code != HLA_OK || src == dst || same_layout) {
-    /* Same layout on the same ranks: my part is already where it belongs. */
+  if (code != HLA_OK || (src == dst && whole) || same_layout) {
     if (code == HLA_OK && src != dst)
       hkern_dlacpy('A', src->mloc, src->nloc, src->data, src->lld, dst->data, dst->lld);
     ws_free(&w);
@@ -194,8 +204,7 @@ int hmat_redistribute(hmat src, hmat dst) {
     int64_t nr = h >= 0 && h < P ? w.dro[sr + 1] - w.dro[sr] : -1;
     int64_t nc = h >= 0 && h < P ? w.dco[sc + 1] - w.dco[sc] : -1;
     if (nr < 0 || h == me || got != (size_t)(nr * nc + 1) * sizeof(double)) {
-      code = HBSP_FAIL(env, HLA_ERR_INTERNAL, "hmat_redistribute: unexpected message (%zu bytes)",
-                       got);
+      code = HBSP_FAIL(env, HLA_ERR_INTERNAL, "%s: unexpected message (%zu bytes)", fn, got);
       break;
     }
     hkern_unpack_idx(nr, w.drs + w.dro[sr], nc, w.dcs + w.dco[sc], w.rbuf + 1, dst->data, dst->lld);
@@ -203,4 +212,48 @@ int hmat_redistribute(hmat src, hmat dst) {
   ws_free(&w);
   HLA_CALL(hbsp_agree(env, code));
   return HLA_OK;
+}
+
+int hmat_redistribute(hmat src, hmat dst) {
+  static const char *const names[2] = {"src", "dst"};
+  const hmat x[2] = {src, dst};
+  int64_t v[12] = {0};
+  for (int i = 0; i < 2; i++)
+    if (x[i] != NULL) {
+      int64_t w[6] = {x[i]->m, x[i]->n, x[i]->mb, x[i]->nb, x[i]->rsrc, x[i]->csrc};
+      memcpy(v + 6 * i, w, sizeof w);
+    }
+  hbsp_env env;
+  HLA_CALL(hdist_agree_args("hmat_redistribute", x, names, 2, v, 12, &env));
+  if (src->m != dst->m || src->n != dst->n)
+    return HBSP_FAIL_ALL(
+        env, HLA_ERR_DIM, "hmat_redistribute: src is %lld x %lld but dst is %lld x %lld",
+        (long long)src->m, (long long)src->n, (long long)dst->m, (long long)dst->n);
+  return copy_part(env, src, dst, (part){0, 0, 0, 0, src->m, src->n}, "hmat_redistribute");
+}
+
+int hmat_redistribute_part(hmat src, int64_t si, int64_t sj, hmat dst, int64_t di, int64_t dj,
+                           int64_t m, int64_t n) {
+  static const char fn[] = "hmat_redistribute_part";
+  static const char *const names[2] = {"src", "dst"};
+  const hmat x[2] = {src, dst};
+  int64_t v[14] = {si, sj, di, dj, m, n};
+  for (int i = 0; i < 2; i++)
+    if (x[i] != NULL) {
+      int64_t w[4] = {x[i]->m, x[i]->n, x[i]->mb, x[i]->nb};
+      memcpy(v + 6 + 4 * i, w, sizeof w);
+    }
+  hbsp_env env;
+  HLA_CALL(hdist_agree_args(fn, x, names, 2, v, 14, &env));
+  if (m < 0 || n < 0 || si < 0 || sj < 0 || di < 0 || dj < 0 || si > src->m - m ||
+      sj > src->n - n || di > dst->m - m || dj > dst->n - n)
+    return HBSP_FAIL_ALL(env, HLA_ERR_DIM,
+                         "%s: %lld x %lld at (%lld, %lld) of a %lld x %lld src into (%lld, %lld) "
+                         "of a %lld x %lld dst",
+                         fn, (long long)m, (long long)n, (long long)si, (long long)sj,
+                         (long long)src->m, (long long)src->n, (long long)di, (long long)dj,
+                         (long long)dst->m, (long long)dst->n);
+  if (src == dst && (si != di || sj != dj))
+    return HBSP_FAIL_ALL(env, HLA_ERR_ARG, "%s: a part moved within one matrix", fn);
+  return copy_part(env, src, dst, (part){si, sj, di, dj, m, n}, fn);
 }

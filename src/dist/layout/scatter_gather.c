@@ -11,6 +11,7 @@
 static void copy_part(hmat A, int pr, int pc, double *G, int64_t ldg, double *L, int64_t lld,
                       int to_local) {
   const hgrid g = A->g;
+  pr = (pr - A->rsrc + g->M) % g->M, pc = (pc - A->csrc + g->N) % g->N; /* from the first block */
   int64_t mloc = hmat_numroc(A->m, A->mb, pr, g->M), nloc = hmat_numroc(A->n, A->nb, pc, g->N);
   for (int64_t jl = 0; jl < nloc; jl++) {
     int64_t j = hmat_idx_l2g(jl, A->nb, pc, g->N);
@@ -65,7 +66,8 @@ int hmat_scatter(hmat A, int root, const double *G, int64_t ldg) {
   if (me == root) {
     for (int r = 0; r < P && code == HLA_OK; r++) {
       int pr = r / g->N, pc = r % g->N;
-      int64_t ml = hmat_numroc(A->m, A->mb, pr, g->M), nl = hmat_numroc(A->n, A->nb, pc, g->N);
+      int64_t ml, nl;
+      hmat_local_size(A, pr, pc, &ml, &nl);
       if (ml * nl == 0) continue;
       if (r == me) {
         copy_part(A, pr, pc, (double *)G, ldg, A->data, A->lld, 1);
@@ -87,8 +89,15 @@ int hmat_scatter(hmat A, int root, const double *G, int64_t ldg) {
       code = HBSP_FAIL(env, HLA_ERR_INTERNAL,
                        "hmat_scatter: expected 1 message of %zu bytes, got %zu (%zu bytes)", want,
                        nmsg, nbytes);
-    else
+    else if (A->lld == A->mloc)
       code = hbsp_move(env, NULL, A->data, want, &got);
+    else { /* a wrapped array with a longer leading dimension: its columns one by one */
+      double *tmp = hdist_alloc(A->mloc * A->nloc);
+      code = tmp ? hbsp_move(env, NULL, tmp, want, &got)
+                 : HBSP_FAIL(env, HLA_ERR_NOMEM, "hmat_scatter: out of memory");
+      if (tmp) hkern_dlacpy('A', A->mloc, A->nloc, tmp, A->mloc, A->data, A->lld);
+      free(tmp);
+    }
   }
   HLA_CALL(hbsp_agree(env, code));
   return HLA_OK;
@@ -115,7 +124,7 @@ int hmat_gather(hmat A, int root, double *G, int64_t ldg) {
   if (me != root && mine > 0) {
     int64_t h = me;
     memcpy(buf, &h, sizeof h);
-    memcpy(buf + 1, A->data, (size_t)mine * sizeof(double));
+    hkern_dlacpy('A', A->mloc, A->nloc, A->data, A->lld, buf + 1, A->mloc);
     code = hbsp_send(env, root, NULL, buf, (size_t)(mine + 1) * sizeof(double));
   }
   int e = hbsp_sync(env);
@@ -135,7 +144,8 @@ int hmat_gather(hmat A, int root, double *G, int64_t ldg) {
       if (code != HLA_OK) break;
       memcpy(&h, buf, sizeof h);
       int pr = (int)(h / g->N), pc = (int)(h % g->N);
-      int64_t ml = hmat_numroc(A->m, A->mb, pr, g->M), nl = hmat_numroc(A->n, A->nb, pc, g->N);
+      int64_t ml = 0, nl = 0;
+      if (h >= 0 && h < P) hmat_local_size(A, pr, pc, &ml, &nl);
       if (h < 0 || h >= P || h == me || got != (size_t)(ml * nl + 1) * sizeof(double))
         code = HBSP_FAIL(env, HLA_ERR_INTERNAL, "hmat_gather: unexpected message (%zu bytes)", got);
       else

@@ -386,6 +386,13 @@ int hlu_factor(hmat A, int64_t *ipiv, const hla_opts *opts) {
     code = HBSP_FAIL(all, HLA_ERR_ARG, "%s: ipiv is NULL", fn);
   if (code == HLA_OK) code = hlu_check_finite(fn, A); /* before anything changes */
   HLA_CALL(hbsp_agree(all, code));
+  if (A->rsrc || A->csrc) { /* wrapped with its first block elsewhere: factor a copy */
+    hmat T;
+    HLA_CALL(hdist_unshift(A, 1, &T));
+    code = hlu_factor(T, ipiv, opts);
+    int e = hdist_reshift(A, &T, code == HLA_OK || code == HLA_ERR_SINGULAR);
+    return code != HLA_OK ? code : e;
+  }
 
   hlu_ctx c;
   HLA_CALL(hlu_setup(&c, A, opts));

@@ -81,11 +81,29 @@ static int prepare(hlu_ctx *c, hmat A, hmat B, const hla_opts *opts, int factor)
   return code;
 }
 
+/* hlu_solve (gesv = 0) or hla_gesv on copies of A and B in the algorithms' layout (their first
+ * block on process (0, 0)), for matrices wrapped with it elsewhere; the results copied back. */
+static int on_copies(int gesv, hmat A, int64_t *ipiv, hmat B, const hla_opts *opts) {
+  hmat TA, TB = NULL;
+  HLA_CALL(hdist_unshift(A, 1, &TA));
+  int code = hdist_unshift(B, 1, &TB);
+  if (code == HLA_OK) code = gesv ? hla_gesv(TA, ipiv, TB, opts) : hlu_solve(TA, ipiv, TB, opts);
+  int ok = code == HLA_OK || code == HLA_ERR_SINGULAR;
+  int e = TB ? hdist_reshift(B, &TB, ok) : HLA_OK;
+  int e2 = hdist_reshift(A, &TA, gesv && ok);
+  return code != HLA_OK ? code : e != HLA_OK ? e : e2;
+}
+
+static int shifted(hmat X) {
+  return X->rsrc != 0 || X->csrc != 0;
+}
+
 /* hlu_solve: see include/hla/ops.h. Collective over HGRID_ALL of LU's grid; cost above. */
 int hlu_solve(hmat LU, const int64_t *ipiv, hmat B, const hla_opts *opts) {
   static const char fn[] = "hlu_solve";
   double t0 = hbsp_time();
   HLA_CALL(check_all(fn, LU, ipiv, 1, B, opts, 0));
+  if (shifted(LU) || shifted(B)) return on_copies(0, LU, (int64_t *)ipiv, B, opts);
   hlu_ctx c;
   HLA_CALL(prepare(&c, LU, B, opts, 0));
   int code = solve_run(&c, ipiv, B);
@@ -102,6 +120,7 @@ int hla_gesv(hmat A, int64_t *ipiv, hmat B, const hla_opts *opts) {
   static const char fn[] = "hla_gesv";
   double t0 = hbsp_time();
   HLA_CALL(check_all(fn, A, ipiv, 0, B, opts, 1));
+  if (shifted(A) || shifted(B)) return on_copies(1, A, ipiv, B, opts);
   hlu_ctx c;
   HLA_CALL(prepare(&c, A, B, opts, 1));
   int code = hlu_factor_run(&c, ipiv);

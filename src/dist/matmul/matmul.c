@@ -61,6 +61,12 @@ static char trans_norm(char t) {
   return (t == 'N' || t == 'n') ? 'N' : 'T';
 }
 
+/* Is operand X (op t) used where it is: 'N', C's row block (a: A) or column block (B), and its
+ * first block on process (0, 0) as C's? */
+static int here(char t, hmat X, hmat C, int a) {
+  return t == 'N' && (a ? X->mb == C->mb : X->nb == C->nb) && X->rsrc == 0 && X->csrc == 0;
+}
+
 /* The divisor of n closest to x (the smaller on a tie). */
 static int divisor_near(int n, double x) {
   int best = 1;
@@ -120,8 +126,8 @@ static int resolve(hgrid g, char ta, char tb, hmat A, hmat B, hmat C, int64_t k,
   }
 
   /* Panel width. */
-  p->a_here = ta == 'N' && A->mb == C->mb;
-  p->b_here = tb == 'N' && B->nb == C->nb;
+  p->a_here = here(ta, A, C, 1);
+  p->b_here = here(tb, B, C, 0);
   int b = o->inner_block;
   if (b == 0) {
     b = hp_mm_default_panel(p->a_here, p->b_here, A->nb, B->mb, C->mb, C->nb);
@@ -208,8 +214,8 @@ static int resolve(hgrid g, char ta, char tb, hmat A, hmat B, hmat C, int64_t k,
                 .nb = C->nb,
                 .kba = A->nb,
                 .kbb = B->mb,
-                .a_here = ta == 'N' && A->mb == C->mb,
-                .b_here = tb == 'N' && B->nb == C->nb};
+                .a_here = here(ta, A, C, 1),
+                .b_here = here(tb, B, C, 0)};
   hp_mm cfg = tmpl;
   cfg.a_here = p->a_here, cfg.b_here = p->b_here, cfg.alg = p->alg, cfg.b = p->b, cfg.Mo = p->Mo;
   cfg.gi = p->I, cfg.gj = p->J, cfg.c = p->c, cfg.split_rows = p->split_rows;
@@ -218,7 +224,7 @@ static int resolve(hgrid g, char ta, char tb, hmat A, hmat B, hmat C, int64_t k,
   if (autoplan && hplan_mm_fixed(mach, g->nnodes, &tmpl, o->mem_bound, &pc) == HLA_OK) {
     p->alg = pc.alg, p->b = pc.b, p->Mo = pc.Mo, p->I = pc.gi, p->J = pc.gj;
     p->c = pc.alg == HLA_MM_3D ? pc.c : 1, p->split_rows = pc.split_rows;
-    p->a_here = ta == 'N' && A->mb == C->mb, p->b_here = tb == 'N' && B->nb == C->nb;
+    p->a_here = here(ta, A, C, 1), p->b_here = here(tb, B, C, 0);
     if (p->c > 1) p->a_here = p->b_here = 0;
     p->predicted = pc.seconds;
     snprintf(p->why, sizeof p->why, "%s", pc.why);
@@ -309,6 +315,14 @@ int hmatmul(char transa, char transb, double alpha, hmat A, hmat B, double beta,
     if (code != HLA_OK) HBSP_FAIL_ALL(all, code, "%s", p.why);
   }
   HLA_CALL(hbsp_agree(all, code));
+  if (C->rsrc || C->csrc) { /* wrapped with its first block elsewhere: compute on a copy */
+    hmat T;
+    HLA_CALL(hdist_unshift(C, beta != 0.0, &T));
+    code = hmatmul(transa, transb, alpha, A, B, beta, T, opts);
+    int e = hdist_reshift(C, &T, code == HLA_OK);
+    if (code == HLA_OK && opts && opts->report) opts->report->redistributed = 1;
+    return code != HLA_OK ? code : e;
+  }
 
   int64_t m = C->m, n = C->n;
   int redistributed = 0;
