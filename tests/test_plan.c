@@ -45,6 +45,7 @@ static void test_probe_and_file(void) {
     CU_ASSERT_EQUAL(hplan_save(&m, path), HLA_OK);
     hplan_machine other = m;
     other.P = P + 100, other.gemm_rate = 1;
+    other.link[HPLAN_INTRA] = (hplan_link){1e-6, 1e-10}; /* measured with more than one rank */
     CU_ASSERT_EQUAL(hplan_save(&other, path), HLA_OK);
     CU_ASSERT_EQUAL(hplan_save(&m, path), HLA_OK); /* replaces, does not add */
   }
@@ -237,6 +238,26 @@ static void test_grid_from_file(void) {
   hbsp_free(&w);
 }
 
+/* hplan_grid_set refuses a model that fails hplan_check, on every rank. */
+static void test_grid_set_checks(void) {
+  hbsp_env w = ht_world();
+  int P = hbsp_size(w);
+  hgrid g;
+  CU_ASSERT_FATAL(ht_all(MPI_COMM_WORLD, hgrid_create(w, 0, 0, &g) == HLA_OK));
+  hplan_machine m;
+  hplan_machine_synthetic(&m, P, 1, P, 1e10, (hplan_link){1e-6, 1e-10}, (hplan_link){1e-6, 1e-10});
+  m.gemm_rate = NAN;
+  hbsp_env all = NULL;
+  hgrid_env(g, HGRID_ALL, &all);
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, hplan_grid_set(g, &m) == HLA_ERR_ARG &&
+                                       strstr(hbsp_errmsg(all), "gemm_rate") != NULL));
+  const hplan_machine *got = NULL;
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, hplan_grid_machine(g, &got) == HLA_OK && got == NULL));
+  hgrid_free(&g);
+  hbsp_free(&w);
+}
+
 void hla_test_register(void) {
-  HT_SUITE("plan", test_probe_and_file, test_auto_calls_with_model, test_grid_from_file);
+  HT_SUITE("plan", test_probe_and_file, test_auto_calls_with_model, test_grid_from_file,
+           test_grid_set_checks);
 }
