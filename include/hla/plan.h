@@ -28,7 +28,9 @@
  *   HLA_MACHINE_FILE  path of the machine file (default $XDG_CACHE_HOME/hla/machine.json, else
  *                     $HOME/.cache/hla/machine.json); "none" or "off": no file and no model.
  *                     An entry that fails hplan_check is not used; a file that is not an hla
- *                     machine file is not overwritten.
+ *                     machine file is not overwritten; when the file cannot be written the probed
+ *                     model is kept for the rest of the process (no second probe). Rank 0 says
+ *                     each of these once, one line on stderr.
  *   HLA_PLAN          "auto" (default: load the file, else probe and save), "load" (the file or
  *                     nothing, never probe), "probe" (always probe afresh and save), "off" (no
  *                     planner). Without a model the documented rules of src/dist/matmul/matmul.c,
