@@ -63,7 +63,7 @@ static int int_in(char *why, size_t len, const char *name, int idx, int v, int l
 /* v finite in [lo, hi], or 0 when zero (0 meaning "not measured") is allowed. */
 static int dbl_in(char *why, size_t len, const char *name, const char *sub, int idx, double v,
                   double lo, double hi, int zero) {
-  char nm[48];
+  char nm[64];
   if (idx >= 0)
     snprintf(nm, sizeof nm, "%s[%d]%s", name, idx, sub);
   else
@@ -132,7 +132,7 @@ int hplan_check(const hplan_machine *m, char *why, size_t len) {
   CHECK(int_in(why, len, "probe_N", -1, m->probe_N, 0, m->P));
   for (int a = 0; a < 6; a++)
     for (int s = 0; s < HPLAN_NBCAST; s++) {
-      char sub[8];
+      char sub[16];
       snprintf(sub, sizeof sub, "[%d]", s);
       CHECK(dbl_in(why, len, "bcast", sub, a, m->bcast[a][s], 0, SEC_MAX, 0));
     }
