@@ -4,11 +4,14 @@
  * @procs 1 2 4
  */
 #define _GNU_SOURCE /* setenv, gethostname */
+#include <cJSON.h>
+#include <fcntl.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "harness.h"
 
@@ -45,6 +48,7 @@ static void test_probe_and_file(void) {
     CU_ASSERT_EQUAL(hplan_save(&m, path), HLA_OK);
     hplan_machine other = m;
     other.P = P + 100, other.gemm_rate = 1;
+    other.link[HPLAN_INTRA] = (hplan_link){1e-6, 1e-10}; /* measured with more than one rank */
     CU_ASSERT_EQUAL(hplan_save(&other, path), HLA_OK);
     CU_ASSERT_EQUAL(hplan_save(&m, path), HLA_OK); /* replaces, does not add */
   }
@@ -239,6 +243,171 @@ static void test_grid_from_file(void) {
   hbsp_free(&w);
 }
 
+/* Rank 0's stderr into path until stderr_back (other ranks: nothing). */
+static int stderr_to(const char *path) {
+  if (ht_rank() != 0) return -1;
+  fflush(stderr);
+  int saved = dup(2), fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  dup2(fd, 2);
+  close(fd);
+  return saved;
+}
+
+static void stderr_back(int saved) {
+  if (saved < 0) return;
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+}
+
+/* Lines of the file at path that hold both a and b (rank 0's count, on every rank). */
+static int lines_with(const char *path, const char *a, const char *b) {
+  int n = 0;
+  if (ht_rank() == 0) {
+    FILE *f = fopen(path, "r");
+    char line[2048];
+    while (f && fgets(line, sizeof line, f))
+      if (strstr(line, a) && strstr(line, b)) n++;
+    if (f) fclose(f);
+  }
+  MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return n;
+}
+
+/* The grid's model, copied (zeros: none). */
+static hplan_machine grid_model(hgrid g, int *have) {
+  hplan_machine m;
+  memset(&m, 0, sizeof m);
+  const hplan_machine *p = NULL;
+  *have = hplan_grid_machine(g, &p) == HLA_OK && p != NULL;
+  if (*have) m = *p;
+  return m;
+}
+
+/* A machine file that cannot be written (here: the path is a directory) costs one probe per
+ * process, not one per grid: the probed model is kept, rank 0 says so once, and the next
+ * hgrid_create(0, 0) gets the very same model (a second probe would measure other times) at
+ * once; HLA_PLAN=load, which finds no file, uses it too. */
+static void test_unwritable_file_probes_once(void) {
+  if (ht_size() > 2) return; /* the probe of 4 oversubscribed ranks takes long; 2 show it */
+  char dir[256], log[256];
+  tmp_path(dir, sizeof dir, "not_a_file");
+  tmp_path(log, sizeof log, "stderr.txt");
+  if (ht_rank() == 0) {
+    char parent[256];
+    snprintf(parent, sizeof parent, "%s", dir);
+    *strrchr(parent, '/') = '\0';
+    mkdir(parent, 0755);
+    mkdir(dir, 0755);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  setenv("HLA_MACHINE_FILE", dir, 1); /* read by hbsp_init */
+  setenv("HLA_PLAN", "auto", 1);
+  hbsp_env w = ht_world();
+  setenv("HLA_PLAN", "load", 1);
+  hbsp_env wl = ht_world();
+  int saved = stderr_to(log);
+  hgrid g1, g2, g3;
+  double t0 = MPI_Wtime();
+  int ok1 = hgrid_create(w, 0, 0, &g1) == HLA_OK;
+  double t1 = MPI_Wtime();
+  int ok2 = hgrid_create(w, 0, 0, &g2) == HLA_OK;
+  double t2 = MPI_Wtime();
+  int ok3 = hgrid_create(wl, 0, 0, &g3) == HLA_OK;
+  stderr_back(saved);
+  CU_ASSERT_FATAL(ht_all(MPI_COMM_WORLD, ok1 && ok2 && ok3));
+  int h1, h2, h3;
+  hplan_machine m1 = grid_model(g1, &h1), m2 = grid_model(g2, &h2), m3 = grid_model(g3, &h3);
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, h1 && h2 && h3 && m1.seconds > 0));
+  CU_ASSERT(
+      ht_all(MPI_COMM_WORLD, memcmp(&m1, &m2, sizeof m1) == 0 && memcmp(&m1, &m3, sizeof m1) == 0));
+  /* the probe takes a second or more; a grid from the kept model, milliseconds */
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, t2 - t1 < 0.25 * (t1 - t0)));
+  CU_ASSERT_EQUAL(lines_with(log, dir, "not written"), 1);
+  CU_ASSERT_EQUAL(lines_with(log, "hla:", ""), 1);
+  if (ht_rank() == 0) printf("\n  probe %.2f s, then %.4f s ", t1 - t0, t2 - t1);
+  hgrid_free(&g1), hgrid_free(&g2), hgrid_free(&g3);
+  setenv("HLA_PLAN", "off", 1);
+  unsetenv("HLA_MACHINE_FILE");
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (ht_rank() == 0) rmdir(dir), remove(log);
+  hbsp_free(&wl);
+  hbsp_free(&w);
+}
+
+/* HLA_PLAN=load and this machine's entry with a value out of range: the entry is not used (the
+ * rules apply) and rank 0 reports it once, naming the file and the field. */
+static void test_bad_entry_reported_once(void) {
+  int P = ht_size();
+  char path[256], log[256];
+  tmp_path(path, sizeof path, "bad_entry.json");
+  tmp_path(log, sizeof log, "stderr2.txt");
+  if (ht_rank() == 0) {
+    hplan_machine m;
+    hplan_machine_synthetic(&m, P, 1, P, 1e10, (hplan_link){1e-6, 1e-10},
+                            (hplan_link){1e-6, 1e-10});
+    memset(m.host, 0, sizeof m.host);
+    gethostname(m.host, sizeof m.host - 1);
+    remove(path);
+    CU_ASSERT_EQUAL(hplan_save(&m, path), HLA_OK);
+    /* the value no writer of hla would write */
+    FILE *f = fopen(path, "r");
+    char text[65536];
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[n] = '\0';
+    if (f) fclose(f);
+    cJSON *root = cJSON_Parse(text);
+    cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "machines"), 0);
+    cJSON_ReplaceItemInObjectCaseSensitive(e, "overlap", cJSON_CreateNumber(7));
+    char *bad = cJSON_Print(root);
+    f = fopen(path, "w");
+    CU_ASSERT(f != NULL && bad != NULL);
+    if (f && bad) fputs(bad, f), fclose(f);
+    free(bad);
+    cJSON_Delete(root);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  setenv("HLA_MACHINE_FILE", path, 1); /* read by hbsp_init */
+  setenv("HLA_PLAN", "load", 1);
+  hbsp_env w = ht_world();
+  int saved = stderr_to(log);
+  hgrid g1, g2;
+  int ok = hgrid_create(w, 0, 0, &g1) == HLA_OK && hgrid_create(w, 0, 0, &g2) == HLA_OK;
+  int h1, h2;
+  if (ok) grid_model(g1, &h1), grid_model(g2, &h2); /* each asks again: still once */
+  stderr_back(saved);
+  CU_ASSERT_FATAL(ht_all(MPI_COMM_WORLD, ok));
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, !h1 && !h2));
+  CU_ASSERT_EQUAL(lines_with(log, path, "overlap"), 1);
+  CU_ASSERT_EQUAL(lines_with(log, "hla:", ""), 1);
+  hgrid_free(&g1), hgrid_free(&g2);
+  setenv("HLA_PLAN", "off", 1);
+  unsetenv("HLA_MACHINE_FILE");
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (ht_rank() == 0) remove(path), remove(log);
+  hbsp_free(&w);
+}
+
+/* hplan_grid_set refuses a model that fails hplan_check, on every rank. */
+static void test_grid_set_checks(void) {
+  hbsp_env w = ht_world();
+  int P = hbsp_size(w);
+  hgrid g;
+  CU_ASSERT_FATAL(ht_all(MPI_COMM_WORLD, hgrid_create(w, 0, 0, &g) == HLA_OK));
+  hplan_machine m;
+  hplan_machine_synthetic(&m, P, 1, P, 1e10, (hplan_link){1e-6, 1e-10}, (hplan_link){1e-6, 1e-10});
+  m.gemm_rate = NAN;
+  hbsp_env all = NULL;
+  hgrid_env(g, HGRID_ALL, &all);
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, hplan_grid_set(g, &m) == HLA_ERR_ARG &&
+                                       strstr(hbsp_errmsg(all), "gemm_rate") != NULL));
+  const hplan_machine *got = NULL;
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, hplan_grid_machine(g, &got) == HLA_OK && got == NULL));
+  hgrid_free(&g);
+  hbsp_free(&w);
+}
+
 void hla_test_register(void) {
-  HT_SUITE("plan", test_probe_and_file, test_auto_calls_with_model, test_grid_from_file);
+  HT_SUITE("plan", test_probe_and_file, test_auto_calls_with_model, test_grid_from_file,
+           test_unwritable_file_probes_once, test_bad_entry_reported_once, test_grid_set_checks);
 }

@@ -5,10 +5,13 @@
  * planner, the relabelling or the machine file fails to link; run without mpiexec.
  * @nompi
  */
+#include <cJSON.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "unit.h"
 #include "dist/plan/plan_impl.h"
@@ -406,20 +409,353 @@ static void test_planner_placements(void) {
   free(r);
 }
 
+/* ---------------------------------------------------------------- the machine file's schema */
+
+static hplan_machine good_model(void) {
+  hplan_machine m;
+  hplan_machine_synthetic(&m, 8, 2, 4, 1e10, (hplan_link){1e-6, 1e-10}, (hplan_link){1e-5, 1e-9});
+  return m;
+}
+
+/* hplan_check refuses each bad value and names its field first. */
+static void test_check_fields(void) {
+  const hplan_machine ok = good_model();
+  hplan_machine m;
+  char why[200];
+  CU_ASSERT_EQUAL(hplan_check(&ok, why, sizeof why), HLA_OK);
+  CU_ASSERT_EQUAL(why[0], '\0');
+#define BAD(stmt, name)                                                                            \
+  do {                                                                                             \
+    m = ok;                                                                                        \
+    stmt;                                                                                          \
+    CU_ASSERT_EQUAL(hplan_check(&m, why, sizeof why), HLA_ERR_ARG);                                \
+    CU_ASSERT_EQUAL(strncmp(why, name, strlen(name)), 0);                                          \
+    if (strncmp(why, name, strlen(name)) != 0) printf("\n  %s: '%s'", #stmt, why);                 \
+  } while (0)
+  BAD(m.gemm_rate = NAN, "gemm_rate:");
+  BAD(m.gemm_rate = INFINITY, "gemm_rate:");
+  BAD(m.gemm_rate = -1e10, "gemm_rate:");
+  BAD(m.gemm_rate = 0, "gemm_rate:");
+  BAD(m.gemm_rate = 1e-300, "gemm_rate:"); /* positive, but every prediction would overflow */
+  BAD(m.gemm_rate = 1e300, "gemm_rate:");
+  BAD(m.copy_rate = -4e9, "copy_rate:");
+  BAD(m.panel_rate = NAN, "panel_rate:");
+  BAD(m.gemm_khalf = INFINITY, "gemm_khalf:");
+  BAD(m.link[HPLAN_INTRA].alpha = 0, "link[0].alpha:");
+  BAD(m.link[HPLAN_INTRA].beta = INFINITY, "link[0].beta:");
+  BAD(m.link[HPLAN_INTER].beta = -1e-9, "link[1].beta:");
+  BAD(m.threads = 1000000, "threads:");
+  BAD(m.P = 0, "P:");
+  BAD(m.nodes = 9, "nodes:");
+  BAD(m.ranks_per_node = 0, "ranks_per_node:");
+  BAD(m.cores_per_node = (1 << 20) + 1, "cores_per_node:");
+  BAD(m.nthreads = HPLAN_MAX_THREADS + 1, "nthreads:");
+  BAD(m.gemm_threads[1] = 0, "gemm_threads[1]:");
+  BAD(m.gemm_threads[40] = NAN, "gemm_threads[40]:"); /* unused, but not a number */
+  BAD(m.env_p[HPLAN_ROW] = 9, "env_p[2]:");
+  BAD(m.g[HPLAN_NODE] = NAN, "g[1]:");
+  BAD(m.l[HPLAN_WORLD] = -1, "l[0]:");
+  BAD(m.bcast[HBSP_NATIVE][2] = INFINITY, "bcast[");
+  BAD(m.overlap = 1.5, "overlap:");
+  BAD(m.overlap = NAN, "overlap:");
+  BAD(m.sync_load = -1e-3, "sync_load:");
+  BAD(m.lu_cal = -1, "lu_cal:");
+  BAD(m.mem_per_node = -1, "mem_per_node:");
+  BAD(m.seconds = NAN, "seconds:");
+  BAD(m.version = HPLAN_VERSION - 1, "version:");
+  BAD(m.host[0] = '\0', "host:");
+  BAD(memset(m.host, 'a', sizeof m.host), "host:");
+  BAD(m.host[2] = '\n', "host:");
+  BAD(m.have_inter = 2, "have_inter:");
+  BAD(m.probe_M = -1, "probe_M:");
+#undef BAD
+  CU_ASSERT_EQUAL(hplan_check(NULL, why, sizeof why), HLA_ERR_ARG);
+  /* 0 is "not measured" where model.c says so; links are 0 on one rank; more threads than
+   * HPLAN_MAX_THREADS on a node with more cores */
+  m = ok;
+  m.copy_rate = m.alloc_rate = m.panel_rate = m.getrf_rate = m.lu_cal = m.mm_cal = 0;
+  memset(m.bcast, 0, sizeof m.bcast);
+  CU_ASSERT_EQUAL(hplan_check(&m, why, sizeof why), HLA_OK);
+  hplan_machine_synthetic(&m, 1, 1, 128, 1e10, (hplan_link){0, 0}, (hplan_link){0, 0});
+  CU_ASSERT(m.threads == 128 && hplan_check(&m, why, sizeof why) == HLA_OK);
+}
+
+/* A model that fails the check is never ranked; one at the edges of the check ranks finite plans.
+ */
+static void test_check_before_ranking(void) {
+  hplan_machine m = good_model();
+  hplan_ranking *r = malloc(sizeof *r);
+  hla_opts o = HLA_OPTS_INIT;
+  double t = -1;
+  m.gemm_rate = NAN;
+  CU_ASSERT_EQUAL(hplan_matmul_rank(&m, 1000, 1000, 1000, NULL, r), HLA_ERR_ARG);
+  CU_ASSERT_EQUAL(hplan_lu_rank(&m, 1000, NULL, r), HLA_ERR_ARG);
+  CU_ASSERT_EQUAL(hplan_matmul(&m, 1000, 1000, 1000, 8, &o, &t), HLA_ERR_ARG);
+  CU_ASSERT_EQUAL(hplan_lu(&m, 1000, 8, &o, &t), HLA_ERR_ARG);
+  CU_ASSERT_EQUAL(t, -1);
+  m = good_model();
+  m.gemm_rate = m.gemm_threads[0] = m.gemm_threads[1] = 1; /* 1 flop/s, slowest links allowed */
+  m.link[0] = m.link[1] = (hplan_link){1e6, 1};
+  CU_ASSERT_EQUAL(hplan_check(&m, NULL, 0), HLA_OK);
+  CU_ASSERT_EQUAL(hplan_lu_rank(&m, 1 << 20, NULL, r), HLA_OK);
+  for (int i = 0; i < r->ncand; i++) CU_ASSERT(isfinite(r->cand[i].seconds));
+  free(r);
+}
+
+/* ---------------------------------------------------------------- the machine file */
+
+static char dir_[256];
+
+/* A path under this test's own folder. */
+static const char *tpath(const char *name) {
+  static char buf[320];
+  if (!dir_[0]) {
+    snprintf(dir_, sizeof dir_, "/tmp/hla_plan_model_%d", (int)getpid());
+    mkdir(dir_, 0755);
+  }
+  snprintf(buf, sizeof buf, "%s/%s", dir_, name);
+  return buf;
+}
+
+static void put_file(const char *path, const void *data, size_t n) {
+  FILE *f = fopen(path, "wb");
+  CU_ASSERT_FATAL(f != NULL);
+  CU_ASSERT_EQUAL(fwrite(data, 1, n, f), n);
+  fclose(f);
+}
+
+/* The file's bytes (malloc'ed, NUL-terminated; *n its size). */
+static char *get_file(const char *path, size_t *n) {
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) return NULL;
+  char *b = malloc(1 << 20);
+  *n = fread(b, 1, (1 << 20) - 1, f);
+  b[*n] = '\0';
+  fclose(f);
+  return b;
+}
+
+/* The machine file of m alone. */
+static char *file_of(const hplan_machine *m) {
+  char *out = NULL;
+  CU_ASSERT_EQUAL(hplan_merge(NULL, 0, m, &out, NULL, 0), HLA_OK);
+  return out;
+}
+
+/* text with field `field` of its first entry set to the raw JSON `raw` (NULL: removed). */
+static char *with_value(const char *text, const char *field, const char *raw) {
+  cJSON *root = cJSON_Parse(text);
+  cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "machines"), 0);
+  if (raw)
+    cJSON_ReplaceItemInObjectCaseSensitive(e, field, cJSON_CreateRaw(raw));
+  else
+    cJSON_DeleteItemFromObjectCaseSensitive(e, field);
+  char *out = cJSON_Print(root);
+  cJSON_Delete(root);
+  return out;
+}
+
 static void test_save_load(void) {
   hplan_machine a, b;
   hplan_machine_synthetic(&a, 6, 2, 3, 1.2345678901234567e10, (hplan_link){1.1e-6, 2.2e-10},
                           (hplan_link){3.3e-5, 4.4e-9});
   a.bcast[HBSP_PIPELINE][2] = 1.0 / 3;
-  char path[256];
-  snprintf(path, sizeof path, "/tmp/hla_plan_model_%d/m.json", (int)getpid());
+  const char *path = tpath("m.json");
   CU_ASSERT_EQUAL(hplan_save(&a, path), HLA_OK);
   memset(&b, 0, sizeof b);
   CU_ASSERT_EQUAL(hplan_load(&b, path, "synthetic", 6, 2), HLA_OK);
   CU_ASSERT_EQUAL(memcmp(&a, &b, sizeof a), 0);
   CU_ASSERT_EQUAL(hplan_load(&b, path, "synthetic", 7, 0), HLA_ERR_STATE);
   CU_ASSERT_EQUAL(hplan_load(&b, "/nonexistent/x.json", NULL, 0, 0), HLA_ERR_STATE);
+  /* a model that fails the check is not written */
+  a.overlap = NAN;
+  CU_ASSERT_EQUAL(hplan_save(&a, path), HLA_ERR_ARG);
   remove(path);
+}
+
+/* Bad values in the file: the entry counts as absent, and the reason names the field. */
+static void test_file_values_rejected(void) {
+  const hplan_machine ok = good_model();
+  char *text = file_of(&ok);
+  const char *path = tpath("values.json");
+  static const struct {
+    const char *field, *raw, *named;
+  } cases[] = {{"gemm_rate", "1e999", "gemm_rate: not finite"},
+               {"gemm_rate", "-5", "gemm_rate:"},
+               {"gemm_rate", "0", "gemm_rate:"},
+               {"threads", "1000000", "threads:"},
+               {"P", "8.5", "P: 8.5 is not an integer"},
+               {"nodes", "1e12", "nodes:"},
+               {"link", "[1e-6, 1e-10, 0, 1e-9]", "link[1].alpha:"},
+               {"link", "[1e-6, 1e-10, 1e-5]", "link[1].beta:"},
+               {"overlap", "7", "overlap:"},
+               {"host", "12", "host: not a string"},
+               {"env_p", "\"four\"", "env_p: not a number"},
+               {"bcast", "[1, 2, {}]", "bcast: not a number"},
+               {"gemm_threads", "[1e10, 2e10, 3e10]", "gemm_threads[3]:"}, /* nthreads 4 */
+               {"overlap", "nan", "not valid JSON at line"}, /* how older writers wrote a NaN */
+               {"overlap", "Infinity", "not valid JSON at line"},
+               {"version", NULL, NULL}}; /* an entry without a version: silently not ours */
+  hplan_machine m;
+  char why[200];
+  int kind;
+  CU_ASSERT_EQUAL(hplan_parse(text, strlen(text), "synthetic", 8, 2, &m, &kind, why, sizeof why),
+                  HLA_OK);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char *bad = with_value(text, cases[i].field, cases[i].raw);
+    /* the key no longer matches where P, nodes or host are bad: ask for any */
+    int P = strcmp(cases[i].field, "P") == 0 ? 0 : 8,
+        nodes = strcmp(cases[i].field, "nodes") == 0 ? 0 : 2;
+    const char *host = strcmp(cases[i].field, "host") == 0 ? NULL : "synthetic";
+    put_file(path, bad, strlen(bad));
+    CU_ASSERT_EQUAL(hplan_load(&m, path, host, P, nodes), HLA_ERR_STATE);
+    CU_ASSERT_EQUAL(hplan_load_why(&m, path, host, P, nodes, &kind, why, sizeof why),
+                    HLA_ERR_STATE);
+    CU_ASSERT_EQUAL(kind, HP_FILE_OURS);
+    if (cases[i].named) {
+      CU_ASSERT(strstr(why, cases[i].named) != NULL);
+      CU_ASSERT(strstr(why, cases[i].field) != NULL);
+      if (!strstr(why, cases[i].named))
+        printf("\n  %s = %s: '%s'", cases[i].field, cases[i].raw, why);
+    } else {
+      CU_ASSERT_EQUAL(why[0], '\0');
+    }
+    CU_ASSERT(strchr(why, '\n') == NULL);
+    /* an hla file: the writer replaces the bad entry */
+    CU_ASSERT_EQUAL(hplan_save(&ok, path), HLA_OK);
+    CU_ASSERT_EQUAL(hplan_load(&m, path, "synthetic", 8, 2), HLA_OK);
+    CU_ASSERT_EQUAL(memcmp(&m, &ok, sizeof m), 0);
+    free(bad);
+  }
+  free(text);
+  remove(path);
+}
+
+/* A file that is not an hla machine file is never overwritten: byte for byte the same after. */
+static void test_foreign_file_kept(void) {
+  const hplan_machine ok = good_model();
+  const char *path = tpath("foreign");
+  char why[200];
+  uint64_t st = 77;
+  unsigned char rnd[4096];
+  for (size_t i = 0; i < sizeof rnd; i++) rnd[i] = (unsigned char)ht_rand_u64(&st);
+  rnd[0] = '{'; /* even one that starts like JSON */
+  const char *texts[] = {"{\"name\": \"my notes\", \"n\": 3}\n",
+                         "[1, 2, 3]\n",
+                         "{\"machines\": [{\"host\": \"x\"}]}",
+                         "{\"format\": \"other\"}",
+                         "\"hla-machine\"",
+                         "{\"format\": \"hla-machine\" oops"};
+  for (int t = -1; t < (int)(sizeof texts / sizeof texts[0]); t++) {
+    const void *data = t < 0 ? (const void *)rnd : texts[t];
+    size_t n = t < 0 ? sizeof rnd : strlen(texts[t]), got = 0;
+    put_file(path, data, n);
+    int expect = t == 5 ? HLA_OK : HLA_ERR_STATE; /* hla's own start: an older writer's file */
+    CU_ASSERT_EQUAL(hplan_save_why(&ok, path, why, sizeof why), expect);
+    if (expect != HLA_OK) {
+      CU_ASSERT(strstr(why, "not an hla machine file") != NULL);
+      char *back = get_file(path, &got);
+      CU_ASSERT(back != NULL && got == n && memcmp(back, data, n) == 0);
+      free(back);
+    }
+    hplan_machine m;
+    CU_ASSERT_EQUAL(hplan_load(&m, path, NULL, 0, 0), expect);
+  }
+  /* nothing to lose: an empty file is written */
+  put_file(path, "", 0);
+  CU_ASSERT_EQUAL(hplan_save(&ok, path), HLA_OK);
+  remove(path);
+  /* a path that cannot be written: a directory */
+  CU_ASSERT_EQUAL(hplan_save_why(&ok, tpath(""), why, sizeof why), HLA_ERR_STATE);
+  CU_ASSERT(strstr(why, "directory") != NULL);
+}
+
+/* A file without the marker (older or hand-written) whose entries look like machine entries is
+ * read and written; the entries of other keys, old versions and other members stay. */
+static void test_old_file_and_other_entries(void) {
+  hplan_machine a = good_model(), b, c, m;
+  hplan_machine_synthetic(&b, 1, 1, 8, 3e10, (hplan_link){0, 0}, (hplan_link){0, 0});
+  b.nthreads = 1; /* older writers wrote a one-rate table as a bare number */
+  memset(&b.gemm_threads[1], 0, sizeof(double) * (HPLAN_MAX_THREADS - 1));
+  memset(b.host, 0, sizeof b.host); /* what a reader gives: zeros after the name */
+  strcpy(b.host, "node-b");
+  char *ta = file_of(&a), *tb = file_of(&b);
+  cJSON *ra = cJSON_Parse(ta), *rb = cJSON_Parse(tb);
+  cJSON_DeleteItemFromObjectCaseSensitive(ra, "format");
+  cJSON *eb = cJSON_DetachItemFromArray(cJSON_GetObjectItemCaseSensitive(rb, "machines"), 0);
+  cJSON_ReplaceItemInObjectCaseSensitive(eb, "gemm_threads", cJSON_CreateNumber(b.gemm_threads[0]));
+  cJSON *ms = cJSON_GetObjectItemCaseSensitive(ra, "machines");
+  cJSON_AddItemToArray(ms, eb);
+  cJSON_AddItemToArray(ms, cJSON_Parse("{\"version\": 2, \"host\": \"old\", \"P\": 8}"));
+  cJSON_AddItemToObject(ra, "note", cJSON_CreateString("kept"));
+  char *old = cJSON_Print(ra);
+  cJSON_Delete(ra), cJSON_Delete(rb);
+  const char *path = tpath("old.json");
+  put_file(path, old, strlen(old));
+  CU_ASSERT_EQUAL(hplan_load(&m, path, "synthetic", 8, 2), HLA_OK);
+  CU_ASSERT_EQUAL(memcmp(&m, &a, sizeof m), 0);
+  CU_ASSERT_EQUAL(hplan_load(&m, path, "node-b", 1, 1), HLA_OK);
+  CU_ASSERT_EQUAL(memcmp(&m, &b, sizeof m), 0);
+  /* replace a's entry: b, the old-version entry and the other member stay */
+  c = a;
+  c.gemm_rate = 2e10;
+  CU_ASSERT_EQUAL(hplan_save(&c, path), HLA_OK);
+  CU_ASSERT_EQUAL(hplan_load(&m, path, "synthetic", 8, 2), HLA_OK);
+  CU_ASSERT_EQUAL(memcmp(&m, &c, sizeof m), 0);
+  CU_ASSERT_EQUAL(hplan_load(&m, path, "node-b", 1, 1), HLA_OK);
+  CU_ASSERT_EQUAL(memcmp(&m, &b, sizeof m), 0);
+  size_t n;
+  char *now = get_file(path, &n);
+  cJSON *r = cJSON_Parse(now);
+  CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "format")),
+                         "hla-machine");
+  CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "note")), "kept");
+  CU_ASSERT_EQUAL(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "machines")), 3);
+  cJSON_Delete(r);
+  free(now), free(old), free(ta), free(tb);
+  /* full: the oldest go */
+  for (int p = 1; p <= 70; p++) {
+    hplan_machine_synthetic(&m, p, 1, 4, 1e10, (hplan_link){1e-6, 1e-10},
+                            (hplan_link){1e-6, 1e-10});
+    CU_ASSERT_EQUAL(hplan_save(&m, path), HLA_OK);
+  }
+  CU_ASSERT_EQUAL(hplan_load(&m, path, "synthetic", 7, 1), HLA_OK);
+  CU_ASSERT_EQUAL(hplan_load(&m, path, "node-b", 1, 1), HLA_ERR_STATE);
+  CU_ASSERT_EQUAL(hplan_load(&m, path, "synthetic", 70, 1), HLA_OK);
+  now = get_file(path, &n);
+  r = cJSON_Parse(now);
+  CU_ASSERT_EQUAL(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "machines")), 64);
+  cJSON_Delete(r);
+  free(now);
+  remove(path);
+}
+
+/* The fuzzer's seeds and the inputs that once crashed it (tests/fuzz/corpus_machine_file/): no
+ * crash, and a model the reader takes passes the check (the sanitizer build checks the rest). */
+static void test_fuzz_corpus(void) {
+  const char *dir = HLA_SOURCE_DIR "/tests/fuzz/corpus_machine_file";
+  DIR *d = opendir(dir);
+  CU_ASSERT_FATAL(d != NULL);
+  int files = 0;
+  hplan_machine s = good_model();
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    if (e->d_name[0] == '.') continue;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    size_t n = 0;
+    char *text = get_file(path, &n), *out = NULL, why[200];
+    hplan_machine m;
+    int kind;
+    if (hplan_parse(text, n, NULL, 0, 0, &m, &kind, why, sizeof why) == HLA_OK)
+      CU_ASSERT_EQUAL(hplan_check(&m, NULL, 0), HLA_OK);
+    int code = hplan_merge(text, n, &s, &out, why, sizeof why);
+    CU_ASSERT_EQUAL(code, kind == HP_FILE_FOREIGN ? HLA_ERR_STATE : HLA_OK);
+    free(out), free(text);
+    files++;
+  }
+  closedir(d);
+  CU_ASSERT(files >= 5);
+  if (dir_[0]) rmdir(dir_); /* the last test: the others' files are gone */
 }
 
 void hla_test_register(void) {
@@ -427,5 +763,8 @@ void hla_test_register(void) {
            test_pipeline_segment, test_hsumma_ends_are_summa, test_hsumma_crossover,
            test_exascale_table, test_partners, test_relabel_kl, test_relabel_climb,
            test_planner_hsumma_vs_summa, test_planner_3d_memory, test_planner_lu,
-           test_planner_placements, test_save_load);
+           test_planner_placements);
+  HT_SUITE("machine_file", test_check_fields, test_check_before_ranking, test_save_load,
+           test_file_values_rejected, test_foreign_file_kept, test_old_file_and_other_entries,
+           test_fuzz_corpus);
 }

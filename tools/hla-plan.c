@@ -176,8 +176,16 @@ int main(int argc, char **argv) {
     } else {
       have = 1;
       if (o.save && me == 0) {
-        if (!path[0] || hplan_save(&m, path) != HLA_OK)
-          fprintf(stderr, "hla-plan: cannot save to '%s'\n", path), rc = 1;
+        char why[200] = "";
+        int e2 = path[0] ? hplan_save(&m, path) : HLA_ERR_STATE;
+        if (e2 == HLA_ERR_ARG) hplan_check(&m, why, sizeof why);
+        if (e2 != HLA_OK)
+          fprintf(stderr, "hla-plan: cannot save to '%s': %s\n", path,
+                  e2 == HLA_ERR_ARG     ? why
+                  : e2 == HLA_ERR_STATE ? "it cannot be written, or it holds something other than "
+                                          "an hla machine file (left as it is)"
+                                        : hla_strerror(e2)),
+              rc = 1;
         else
           printf("saved the machine model to %s\n", path);
       }
@@ -190,7 +198,8 @@ int main(int argc, char **argv) {
                        hplan_load(&m, path, NULL, 0, 0) == HLA_OK);
     if (!have)
       fprintf(stderr,
-              "hla-plan: no machine model in '%s' (run: mpiexec -n P hla-plan --probe --save)\n",
+              "hla-plan: no valid machine model in '%s' (none, or only malformed or unusable "
+              "entries; run: mpiexec -n P hla-plan --probe --save)\n",
               path[0] ? path : "(no path)");
   }
   MPI_Bcast(&have, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -226,6 +235,9 @@ int main(int argc, char **argv) {
     if (o.have_intra) m.link[HPLAN_INTRA] = o.intra;
     if (o.have_inter) m.link[HPLAN_INTER] = o.inter, m.have_inter = 1;
     if (o.show || o.probe) show_machine(&m);
+    char why[200];
+    if (hplan_check(&m, why, sizeof why) != HLA_OK) /* --intra/--inter may make it so */
+      fprintf(stderr, "hla-plan: the machine model is unusable: %s\n", why), rc = 1;
     hplan_target t;
     memset(&t, 0, sizeof t);
     t.P = o.P, t.nodes = o.nodes, t.ranks_per_node = o.rpn, t.threads = o.threads;

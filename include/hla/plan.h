@@ -27,6 +27,10 @@
  * steer this (read on rank 0, broadcast):
  *   HLA_MACHINE_FILE  path of the machine file (default $XDG_CACHE_HOME/hla/machine.json, else
  *                     $HOME/.cache/hla/machine.json); "none" or "off": no file and no model.
+ *                     An entry that fails hplan_check is not used; a file that is not an hla
+ *                     machine file is not overwritten; when the file cannot be written the probed
+ *                     model is kept for the rest of the process (no second probe). Rank 0 says
+ *                     each of these once, one line on stderr.
  *   HLA_PLAN          "auto" (default: load the file, else probe and save), "load" (the file or
  *                     nothing, never probe), "probe" (always probe afresh and save), "off" (no
  *                     planner). Without a model the documented rules of src/dist/matmul/matmul.c,
@@ -135,16 +139,31 @@ typedef struct {
 HLA_API int hplan_probe(hbsp_env env, hplan_machine *m);
 
 /** Add or replace m in the machine file at path (a JSON object with one entry per host, P and
- *  node count), written to a temporary file and renamed so that readers never see half a file;
- *  the directory is created if need be. Local (call it on one rank).
- *  @return HLA_ERR_ARG for a NULL argument, HLA_ERR_STATE if the file cannot be written. */
+ *  node count; the entries of other keys are kept), written to a temporary file in the same
+ *  directory and renamed so that readers never see half a file; the directory is created if need
+ *  be. A file at path that is not an hla machine file (not a JSON object, or one without hla's
+ *  "format" marker whose entries do not look like machine entries) is never overwritten.
+ *  Local (call it on one rank). Cost: reading and writing the file (at most 4 MiB are read).
+ *  @return HLA_ERR_ARG for a NULL argument or an m that fails hplan_check, HLA_ERR_STATE if the
+ *  file cannot be written or holds something else, HLA_ERR_NOMEM. */
 HLA_API int hplan_save(const hplan_machine *m, const char *path);
 
 /** Read the entry of path for host, P and nodes (host NULL: any host; P <= 0 or nodes <= 0: any)
- *  into m. Local.
- *  @return HLA_ERR_ARG (NULL argument), HLA_ERR_STATE (no file, no matching entry, or a malformed
- *  or older-version file; m is then untouched). */
+ *  into m: the first one whose fields all have their JSON types and pass hplan_check (the others
+ *  count as absent). Local. Cost: reading the file (at most 4 MiB).
+ *  @return HLA_ERR_ARG (NULL argument), HLA_ERR_STATE (no file, no valid matching entry, or a
+ *  malformed or older-version file; m is then untouched), HLA_ERR_NOMEM. */
 HLA_API int hplan_load(hplan_machine *m, const char *path, const char *host, int P, int nodes);
+
+/** Whether m is a model the planner can use: version HPLAN_VERSION, a host that fits, 1 <= nodes
+ *  <= P, every count in its range (threads 1..max(HPLAN_MAX_THREADS, cores_per_node), cores
+ *  1..2^20, nthreads 0..HPLAN_MAX_THREADS, env_p and probe_M/N 0..P, ...), every double finite
+ *  and within bounds that keep predictions finite, gemm_rate and the used gemm_threads positive,
+ *  the other rates 0 ("not measured") or positive, the links positive where they were measured
+ *  (intra with P > 1, inter with have_inter), overlap in [0, 1]. The first bad field and why go
+ *  into why (len bytes; may be NULL). Local, pure, O(size of the model).
+ *  @return HLA_OK, or HLA_ERR_ARG (NULL m, or a bad field). */
+HLA_API int hplan_check(const hplan_machine *m, char *why, size_t len);
 
 /** The machine file path: HLA_MACHINE_FILE, else the default of the header comment, into buf
  *  (size bytes). Returns 0 when there is none ("none"/"off", or no home directory). Local. */
@@ -158,7 +177,8 @@ HLA_API void hplan_machine_synthetic(hplan_machine *m, int P, int nodes, int cor
                                      hplan_link intra, hplan_link inter);
 
 /** Attach a copy of rank 0's m to grid g (NULL detaches); the automatic calls on g then plan with
- *  it. Collective over HGRID_ALL of g. BSP cost: one broadcast of the model. */
+ *  it. Collective over HGRID_ALL of g. BSP cost: one broadcast of the model.
+ *  @return HLA_ERR_ARG (agreed) if rank 0's m fails hplan_check, HLA_ERR_NOMEM, HLA_ERR_MPI. */
 HLA_API int hplan_grid_set(hgrid g, const hplan_machine *m);
 
 /** The model the automatic calls on g use: the attached one, or (first call) the machine file, or
@@ -266,8 +286,8 @@ typedef struct {
 } hplan_ranking;
 
 /** Rank the plans for C (m x n) := op(A) op(B) (k inner). t may be NULL (P = the model's). Local,
- *  pure. @return HLA_ERR_ARG for bad arguments, HLA_ERR_DIM if no plan fits (e.g. a fixed grid
- *  that is not P). */
+ *  pure. @return HLA_ERR_ARG for bad arguments (a model that fails hplan_check among them: a NaN
+ *  model is never ranked), HLA_ERR_DIM if no plan fits (e.g. a fixed grid that is not P). */
 HLA_API int hplan_matmul_rank(const hplan_machine *mach, int64_t m, int64_t n, int64_t k,
                               const hplan_target *t, hplan_ranking *out);
 

@@ -318,12 +318,21 @@ int hdist_grid_machine(hgrid g, const hplan_machine **m) {
 
 int hplan_grid_set(hgrid g, const hplan_machine *m) {
   if (g == NULL) return HLA_ERR_ARG;
-  int have = m != NULL;
+  /* a model enters the library here: rank 0's is checked (a NaN model would plan nonsense) */
+  char why[160] = "";
+  int have = m != NULL, code = HLA_OK;
+  if (hbsp_rank(g->all) == 0 && have && hplan_check(m, why, sizeof why) != HLA_OK)
+    code = HBSP_FAIL(g->all, HLA_ERR_ARG, "hplan_grid_set: unusable model (%s)", why);
   HBSP_MPI(g->all, MPI_Bcast(&have, 1, MPI_INT, 0, hbsp_comm(g->all)));
   hplan_machine *copy = have ? malloc(sizeof *copy) : NULL;
-  int code =
-      have && !copy ? HBSP_FAIL(g->all, HLA_ERR_NOMEM, "hplan_grid_set: out of memory") : HLA_OK;
-  HLA_CALL(hbsp_agree(g->all, code));
+  if (code == HLA_OK && have && !copy)
+    code = HBSP_FAIL(g->all, HLA_ERR_NOMEM, "hplan_grid_set: out of memory");
+  code = hbsp_agree(g->all, code);
+  if (code != HLA_OK) {
+    free(copy);
+    hla_trace(__FILE__, __LINE__, code);
+    return code;
+  }
   if (have) {
     if (hbsp_rank(g->all) == 0) *copy = *m;
     HBSP_MPI(g->all, MPI_Bcast(copy, (int)sizeof *copy, MPI_BYTE, 0, hbsp_comm(g->all)));

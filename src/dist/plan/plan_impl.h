@@ -128,6 +128,39 @@ static inline uint64_t hp_splitmix(uint64_t *s) {
   return z ^ (z >> 31);
 }
 
+/* ---------------------------------------------------------------- the machine file
+ * (machine_file.c) Local, pure (files only). hplan_load and hplan_save are these without the
+ * reason; the reason (why, len bytes, may be NULL) is one line naming what is wrong: a field, a
+ * JSON error's line. */
+
+/* What a machine file's text is: none (no file), empty (nothing but white space), ours (an hla
+ * machine file), foreign (anything else: never overwritten), or (hplan_parse) no memory to tell. */
+enum { HP_FILE_NONE = 0, HP_FILE_EMPTY, HP_FILE_OURS, HP_FILE_FOREIGN, HP_FILE_NOMEM };
+
+/* The first entry of the machine file's text (n bytes, no NUL needed) for host, P and nodes (as
+ * hplan_load) that passes the schema (hplan_check) into *m (may be NULL). *kind (may be NULL)
+ * gets what the text is. HLA_OK; HLA_ERR_STATE: none, why names the first bad entry for the key
+ * (empty when there is simply none) or the JSON error; HLA_ERR_NOMEM. */
+int hplan_parse(const char *text, size_t n, const char *host, int P, int nodes, hplan_machine *m,
+                int *kind, char *why, size_t len);
+
+/* hplan_save on a text: the file text (NULL: none) with m added or replacing the entry of its key,
+ * into *out (malloc'ed). HLA_ERR_ARG (m fails hplan_check), HLA_ERR_STATE (text is not an hla
+ * machine file), HLA_ERR_NOMEM. */
+int hplan_merge(const char *text, size_t n, const hplan_machine *m, char **out, char *why,
+                size_t len);
+
+/* hplan_load and hplan_save with the reason; *kind as hplan_parse (HP_FILE_FOREIGN also for a
+ * path that cannot be read: a directory, a device). */
+int hplan_load_why(hplan_machine *m, const char *path, const char *host, int P, int nodes,
+                   int *kind, char *why, size_t len);
+int hplan_save_why(const hplan_machine *m, const char *path, char *why, size_t len);
+
+/* The machine file's path for the value of HLA_MACHINE_FILE (src/settings.c; "" the default:
+ * $XDG_CACHE_HOME/hla/machine.json, else $HOME/.cache/hla/machine.json) into buf; 0 when there is
+ * none ("none", "off", no home) or it does not fit. Local (machine_file.c). */
+int hplan_machine_path(const char *setting, char *buf, size_t size);
+
 /* ---------------------------------------------------------------- the entries' planner (planner.c)
  * Pure: the same result on every rank from global arguments. A grid is given by its shape M x N
  * and the nodes its ranks span (ranks_per_node consecutive ranks per node, as the model assumes).

@@ -33,6 +33,7 @@ static int before(const hplan_cand *a, const hplan_cand *b) {
 
 static void keep(hplan_ranking *r, const hplan_cand *c) {
   r->nconsidered++;
+  if (!isfinite(c->seconds)) return; /* never ranked: a prediction past the model's range */
   int n = r->ncand, at = n;
   while (at > 0 && before(c, &r->cand[at - 1])) at--;
   if (at >= HPLAN_MAX_CAND) return;
@@ -171,7 +172,8 @@ int hplan_matmul_rank(const hplan_machine *mach, int64_t m, int64_t n, int64_t k
                       const hplan_target *tin, hplan_ranking *r) {
   hplan_target t0;
   const hplan_target *t;
-  if (mach == NULL || r == NULL || m < 0 || n < 0 || k < 0 || check_target(tin, &t0, &t))
+  if (mach == NULL || r == NULL || m < 0 || n < 0 || k < 0 || check_target(tin, &t0, &t) ||
+      hplan_check(mach, NULL, 0) != HLA_OK)
     return HLA_ERR_ARG;
   memset(r, 0, sizeof *r);
   int pl[16][4], npl = placements(mach, t, pl);
@@ -237,7 +239,9 @@ static int hier_differs(const hp_ctx *x, int M, int N) {
 int hplan_lu_rank(const hplan_machine *mach, int64_t n, const hplan_target *tin, hplan_ranking *r) {
   hplan_target t0;
   const hplan_target *t;
-  if (mach == NULL || r == NULL || n < 0 || check_target(tin, &t0, &t)) return HLA_ERR_ARG;
+  if (mach == NULL || r == NULL || n < 0 || check_target(tin, &t0, &t) ||
+      hplan_check(mach, NULL, 0) != HLA_OK)
+    return HLA_ERR_ARG;
   memset(r, 0, sizeof *r);
   int pl[16][4], npl = placements(mach, t, pl);
   static const int nbs[] = {32, 48, 64, 96, 128, 160, 192, 256, 320, 384};

@@ -629,54 +629,155 @@ int hplan_measure(hbsp_env env, hplan_machine *m) {
 
 /* ---------------------------------------------------------------- lazy model */
 
-enum { MODE_AUTO = 0, MODE_LOAD, MODE_PROBE, MODE_OFF };
+/* What this process keeps for a key (host, P, nodes, and the file's path: a model kept because one
+ * file could not take it says nothing of another) beyond the machine file: a probed model the file
+ * could not take (so that the next hgrid_create does not probe again, seconds each), a probe whose
+ * model was unusable (no second probe either), and whether the file's entry was reported. A short
+ * list attached to MPI_COMM_SELF: MPI deletes that communicator's attributes first thing in
+ * MPI_Finalize, which frees it. */
+enum { KEPT_NOTHING = 0, KEPT_MODEL, KEPT_UNUSABLE };
+typedef struct kept {
+  struct kept *next;
+  char host[64], path[1024];
+  int P, nodes;
+  int state;  /* KEPT_* */
+  int warned; /* the file's entry for the key was reported bad */
+  hplan_machine m;
+} kept;
+
+/* The one piece of static state, which MPI forces: an attribute key is a process-wide integer
+ * made once by MPI_Comm_create_keyval (the list itself lives on MPI_COMM_SELF). */
+static int kept_key = MPI_KEYVAL_INVALID;
+
+static int kept_free(MPI_Comm comm, int key, void *attr, void *extra) {
+  kept **head = attr;
+  for (kept *k = *head, *next; k; k = next) next = k->next, free(k);
+  free(head);
+  return MPI_SUCCESS;
+}
+
+/* The list's head; NULL when MPI gives no attribute (then nothing is kept). Local. */
+static kept **kept_list(void) {
+  if (kept_key == MPI_KEYVAL_INVALID &&
+      MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, kept_free, &kept_key, NULL) != MPI_SUCCESS) {
+    kept_key = MPI_KEYVAL_INVALID;
+    return NULL;
+  }
+  void *v = NULL;
+  int flag = 0;
+  if (MPI_Comm_get_attr(MPI_COMM_SELF, kept_key, &v, &flag) == MPI_SUCCESS && flag) return v;
+  kept **head = calloc(1, sizeof *head);
+  if (head && MPI_Comm_set_attr(MPI_COMM_SELF, kept_key, head) != MPI_SUCCESS) {
+    free(head);
+    head = NULL;
+  }
+  return head;
+}
+
+/* The entry of the key; with make, a new one (keeping nothing) if there is none. NULL if none
+ * (or no memory). Local. */
+static kept *kept_find(const char *host, int P, int nodes, const char *path, int make) {
+  kept **head = kept_list();
+  if (head == NULL) return NULL;
+  for (kept *k = *head; k; k = k->next)
+    if (k->P == P && k->nodes == nodes && strcmp(k->host, host) == 0 && strcmp(k->path, path) == 0)
+      return k;
+  kept *k = make ? calloc(1, sizeof *k) : NULL;
+  if (k == NULL) return NULL;
+  snprintf(k->host, sizeof k->host, "%s", host);
+  snprintf(k->path, sizeof k->path, "%s", path);
+  k->P = P, k->nodes = nodes;
+  k->next = *head, *head = k;
+  return k;
+}
+
+typedef struct {
+  int mode, have_path;
+  char path[1024], host[64];
+} obtain_cfg;
+
+/* hplan_obtain into m (allocated); *have = 1 when m is the model. Rank 0 decides and tells. */
+static int obtain(hbsp_env env, const obtain_cfg *cfg, int nodes, hplan_machine *m, int *have) {
+  MPI_Comm comm = hbsp_comm(env);
+  int P = hbsp_size(env), me = hbsp_rank(env);
+  char why[256] = "";
+  /* 1: a model (kept, or the file's); 0: none yet (probe unless HLA_PLAN=load); -1: none, and
+   * this process's probe gave an unusable one (no second probe) */
+  *have = 0;
+  if (me == 0 && cfg->mode != HLA_PLAN_PROBE) {
+    kept *k = kept_find(cfg->host, P, nodes, cfg->path, 0);
+    int kind = HP_FILE_NONE;
+    if (k && k->state == KEPT_MODEL)
+      memcpy(m, &k->m, sizeof *m), *have = 1;
+    else if (k && k->state == KEPT_UNUSABLE)
+      *have = -1;
+    else
+      *have = hplan_load_why(m, cfg->path, cfg->host, P, nodes, &kind, why, sizeof why) == HLA_OK;
+    /* reported once: a bad entry of an hla file, or anything unusable there when nothing will be
+     * written (HLA_PLAN=load); a file the save cannot take is reported by the save */
+    if (*have == 0 && why[0] && (kind == HP_FILE_OURS || cfg->mode == HLA_PLAN_LOAD)) {
+      k = kept_find(cfg->host, P, nodes, cfg->path, 1);
+      if (k == NULL || !k->warned)
+        fprintf(stderr, "hla: machine file '%s': %s; not used\n", cfg->path, why);
+      if (k) k->warned = 1;
+    }
+  }
+  HBSP_MPI(env, MPI_Bcast(have, 1, MPI_INT, 0, comm));
+  if (*have == 1) HBSP_MPI(env, MPI_Bcast(m, (int)sizeof *m, MPI_BYTE, 0, comm));
+  if (*have != 0 || cfg->mode == HLA_PLAN_LOAD) return HLA_OK;
+
+  HLA_CALL(hplan_measure(env, m));
+  /* rank 0 checks and saves; what the file cannot take every rank keeps (any of them may be rank
+   * 0 of a later environment) */
+  int state = KEPT_NOTHING;
+  if (me == 0) {
+    if (hplan_check(m, why, sizeof why) != HLA_OK) {
+      fprintf(stderr,
+              "hla: the machine probe gave an unusable model (%s); planning without one in this "
+              "process\n",
+              why);
+      state = KEPT_UNUSABLE;
+    } else if (hplan_save_why(m, cfg->path, why, sizeof why) != HLA_OK) {
+      fprintf(stderr,
+              "hla: machine file '%s' not written: %s; the probed model is kept for this "
+              "process\n",
+              cfg->path, why);
+      state = KEPT_MODEL;
+    }
+  }
+  HBSP_MPI(env, MPI_Bcast(&state, 1, MPI_INT, 0, comm));
+  kept *k = kept_find(cfg->host, P, nodes, cfg->path, state != KEPT_NOTHING);
+  if (k) { /* a saved model replaces a kept one: the file is newer */
+    k->state = state;
+    if (state == KEPT_MODEL) memcpy(&k->m, m, sizeof *m);
+  }
+  *have = state == KEPT_UNUSABLE ? -1 : 1;
+  return HLA_OK;
+}
 
 int hplan_obtain(hbsp_env env, int nodes, hplan_machine **out) {
   *out = NULL;
-  struct {
-    int mode, have_path;
-    char path[1024], host[64];
-  } cfg;
+  obtain_cfg cfg;
   memset(&cfg, 0, sizeof cfg);
   MPI_Comm comm = hbsp_comm(env);
+  const hla_settings *set = hbsp_settings(env); /* HLA_PLAN, HLA_MACHINE_FILE: rank 0's */
+  cfg.mode = set->plan;
   if (hbsp_rank(env) == 0) {
-    const char *v = getenv("HLA_PLAN");
-    cfg.mode = !v || !*v || strcmp(v, "auto") == 0 ? MODE_AUTO
-               : strcmp(v, "load") == 0            ? MODE_LOAD
-               : strcmp(v, "probe") == 0           ? MODE_PROBE
-                                                   : MODE_OFF;
-    cfg.have_path = hplan_default_path(cfg.path, sizeof cfg.path);
+    cfg.have_path = hplan_machine_path(set->machine, cfg.path, sizeof cfg.path);
     if (gethostname(cfg.host, sizeof cfg.host - 1) != 0) strcpy(cfg.host, "unknown");
   }
   HBSP_MPI(env, MPI_Bcast(&cfg, (int)sizeof cfg, MPI_BYTE, 0, comm));
-  if (cfg.mode == MODE_OFF || !cfg.have_path) return hbsp_agree(env, HLA_OK);
+  if (cfg.mode == HLA_PLAN_OFF || !cfg.have_path) return hbsp_agree(env, HLA_OK);
   hplan_machine *m = malloc(sizeof *m);
   int code = m ? HLA_OK : HBSP_FAIL(env, HLA_ERR_NOMEM, "planner: out of memory");
   HLA_CALL(hbsp_agree(env, code));
-  int ok = 0;
-  if (cfg.mode != MODE_PROBE) {
-    if (hbsp_rank(env) == 0)
-      ok = hplan_load(m, cfg.path, cfg.host, hbsp_size(env), nodes) == HLA_OK;
-    HBSP_MPI(env, MPI_Bcast(&ok, 1, MPI_INT, 0, comm));
-    if (ok) HBSP_MPI(env, MPI_Bcast(m, (int)sizeof *m, MPI_BYTE, 0, comm));
-  }
-  if (!ok && cfg.mode != MODE_LOAD) {
-    code = hplan_measure(env, m);
-    if (code == HLA_ERR_NOMEM) { /* no memory to measure: plan without a model (the rules) */
-      free(m);
-      return HLA_OK;
-    }
-    if (code != HLA_OK) {
-      free(m);
-      return code;
-    }
-    if (hbsp_rank(env) == 0) hplan_save(m, cfg.path); /* a cache: failing to write is no error */
-    ok = 1;
-  }
-  if (!ok) {
+  int have = 0;
+  code = obtain(env, &cfg, nodes, m, &have);
+  if (code != HLA_OK || have != 1) {
     free(m);
     m = NULL;
   }
   *out = m;
-  return HLA_OK;
+  /* no memory to measure: plan without a model (the rules) */
+  return code == HLA_ERR_NOMEM ? HLA_OK : code;
 }

@@ -8,9 +8,15 @@
 #include "bsp/bsp_impl.h"
 #include "dist/plan/plan_impl.h"
 
-/* Obtain the model for env (P ranks, nodes nodes) as HLA_PLAN / HLA_MACHINE_FILE say: the machine
- * file's entry, else (unless HLA_PLAN=load) hplan_measure, saved to the file. *out is a malloc'ed
- * model or NULL (planning off or unavailable). Collective over env; errors agreed. */
+/* Obtain the model for env (P ranks, nodes nodes) as HLA_PLAN / HLA_MACHINE_FILE say: a model this
+ * process kept (below), else the machine file's entry (one that passes hplan_check), else (unless
+ * HLA_PLAN=load) hplan_measure, saved to the file. A bad entry of the file, a file that cannot be
+ * written and a probe whose model fails hplan_check are each reported once, on rank 0 (one line on
+ * stderr); a model the file could not take is kept in memory for the rest of the process (on
+ * MPI_COMM_SELF), so that later calls do not probe again. *out is a malloc'ed model or NULL
+ * (planning off or unavailable). Collective over env; errors agreed. Cost: one broadcast of the
+ * configuration and of the model; reading the file on rank 0; a probe (seconds) at most once per
+ * host, P, nodes and path in a process whose file cannot take it. */
 int hplan_obtain(hbsp_env env, int nodes, hplan_machine **out);
 
 /* hplan_probe without the end-to-end calibration (lu_cal = mm_cal = 0): everything the machine
