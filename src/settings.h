@@ -23,6 +23,7 @@ enum { HLA_PLAN_AUTO = 0, HLA_PLAN_LOAD, HLA_PLAN_PROBE, HLA_PLAN_OFF };
 
 typedef struct {
   int trace;                       /* HLA_TRACE: 1 prints a file:line trace of errors */
+  int quiet;                       /* HLA_QUIET: 1 gives no advice on stderr (idle cores) */
   int virtual_nodes;               /* HLA_VIRTUAL_NODES: k consecutive virtual nodes; 0: real */
   int num_threads;                 /* HLA_NUM_THREADS: BLAS/OpenMP threads per rank; 0: policy */
   int plan;                        /* HLA_PLAN: HLA_PLAN_AUTO, _LOAD, _PROBE or _OFF */

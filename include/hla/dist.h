@@ -60,13 +60,17 @@ typedef enum {
  *  (default 4096 sqrt(P)), kept on the grid for later automatic calls; without one (HLA_PLAN=off,
  *  HLA_MACHINE_FILE=none) the most square factorisation M x N = P with M <= N (P = 8 gives 2 x 4;
  *  a prime P gives 1 x P). Also applies the thread policy to this process (src/kernels): BLAS and
- * OpenMP threads = cores of the node / ranks of env on the node, or HLA_NUM_THREADS if set.
+ *  OpenMP threads = cores of the node / ranks of env on the node (at most the rank's affinity),
+ *  or HLA_NUM_THREADS if set. Where the MPI launcher bound the ranks to fewer cores than that and
+ *  left cores of the node idle, rank 0 says so on stderr with the fix (once per hbsp_init; not
+ *  with HLA_QUIET=1) and the reports of the grid's operations note it (hla_report.why).
  *  @param env (global) environment whose ranks form the grid; it stays the caller's.
  *  @param M, N (global) grid shape; M N must equal hbsp_size(env), or both 0.
  *  @param g (local, out) the grid.
  *  @return HLA_ERR_ARG for a NULL env or g, negative M or N, M N != P, or M, N differing between
  *  ranks; HLA_ERR_NOMEM.
- *  @par Collective over env. BSP cost: O(log P) l (a few splits and one allreduce). */
+ *  @par Collective over env. BSP cost: O(log P) l (a few splits and two allreduces, and one of 32
+ *  words over each node). */
 HLA_API int hgrid_create(hbsp_env env, int M, int N, hgrid *g);
 
 /** hgrid_create with the ranks of env laid on the grid in the given order: 'R' (row-major, as

@@ -46,7 +46,9 @@ typedef struct {
   double predicted_seconds;   /* model prediction, 0 if none */
   double seconds;             /* measured wall time of the call */
   char why[256]; /* the reason for the automatic choices, one line; the LU's last part (how the L
-                  * panels went) is my process row's and may differ between rows */
+                  * panels went) is my process row's and may differ between rows; ends with
+                  * "; T of K cores per rank: ..." where the ranks' binding left cores idle that
+                  * the thread policy would use (hgrid_create) */
   /* Where this rank's time went in hlu_factor / hlu_solve / hla_gesv (seconds, local values:
    * compare ranks to see the imbalance; they do not add up to `seconds`, which also has the
    * checks and the setup): */

@@ -63,7 +63,17 @@ typedef struct {
   size_t bytes;
 } hbsp_msg;
 
-typedef struct hbsp_prof_s hbsp_prof;             /* profiler recorder (src/bsp/prof.c) */
+typedef struct hbsp_prof_s hbsp_prof; /* profiler recorder (src/bsp/prof.c) */
+
+/* What the environments descending from one hbsp_init (splits, twins, nodes, and theirs) share on
+ * a rank: the advice already given there (hbsp_once), so that a program that makes many grids is
+ * told once. Counted: freed with the last of them, whatever the order they are freed in. */
+#define HBSP_ONCE_KEYS 16
+typedef struct {
+  int refs;
+  int nsaid;
+  uint64_t said[HBSP_ONCE_KEYS];
+} hbsp_family;
 typedef struct hbsp_coll_cache_s hbsp_coll_cache; /* group sub-environments (src/bsp/coll.c) */
 
 struct hbsp_env_s {
@@ -101,6 +111,7 @@ struct hbsp_env_s {
   hbsp_coll_cache *coll; /* cached group environments for two-level collectives */
   hbsp_prof *prof;       /* NULL when the profiler is off */
   hla_settings settings; /* the HLA_* variables as hbsp_init read them (rank 0's), inherited */
+  hbsp_family *family;   /* shared with every environment of the same hbsp_init on this rank */
 
   char errmsg[512];
 };
@@ -164,6 +175,11 @@ int hbsp_prof_finish(hbsp_env env);
 
 /* ---- collectives cache (src/bsp/coll.c) ---- */
 void hbsp_coll_cache_free(hbsp_env env);
+
+/* 1 the first time key is asked for in env's family (the environments of one hbsp_init) on this
+ * rank, then 0: for advice given once per program and situation without global state. 0 once
+ * HBSP_ONCE_KEYS keys are held (no more advice). Local. */
+int hbsp_once(hbsp_env env, uint64_t key);
 
 /* The HLA_* variables in force on env: read by the hbsp_init it descends from (src/settings.h).
  * Local. */

@@ -79,7 +79,16 @@ int hbsp_env_wrap(MPI_Comm comm, hbsp_env parent, const char *name, hbsp_env *ou
     free(e);
     return HLA_ERR_NOMEM;
   }
-  if (parent) e->settings = parent->settings;
+  if (parent) {
+    e->settings = parent->settings;
+    e->family = parent->family;
+    e->family->refs++;
+  } else if ((e->family = calloc(1, sizeof *e->family)) != NULL) {
+    e->family->refs = 1;
+  } else {
+    hbsp_env_destroy(e);
+    return HLA_ERR_NOMEM;
+  }
   if (parent)
     snprintf(e->name, sizeof e->name, "%.40s/%s", parent->name, name);
   else
@@ -105,6 +114,7 @@ void hbsp_env_destroy(hbsp_env e) {
   }
   free(e->peer);
   free(e->reg);
+  if (e->family && --e->family->refs == 0) free(e->family);
   hla_buf *bufs[] = {&e->regops, &e->inbox,  &e->xcount, &e->rbuf, &e->rpieces, &e->junk,
                      &e->reply,  &e->greply, &e->reqs,   &e->offs, &e->types};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) hla_buf_free(bufs[i]);
@@ -200,6 +210,15 @@ int hbsp_free(hbsp_env *env) {
   hbsp_env_destroy(e);
   *env = NULL;
   return HLA_OK;
+}
+
+int hbsp_once(hbsp_env env, uint64_t key) {
+  hbsp_family *f = env->family;
+  for (int i = 0; i < f->nsaid; i++)
+    if (f->said[i] == key) return 0;
+  if (f->nsaid == HBSP_ONCE_KEYS) return 0;
+  f->said[f->nsaid++] = key;
+  return 1;
 }
 
 int hbsp_size(hbsp_env env) {

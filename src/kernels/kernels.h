@@ -34,6 +34,21 @@ int hkern_threads_choose(int requested, int ranks_on_node, int cores_on_node, in
  * counts are process-wide settings, so the last call wins. */
 int hkern_threads_apply(int requested, int ranks_on_node, int *nthreads);
 
+/** Words of a CPU mask (hkern_affinity_masks): CPU i is bit i % 64 of word i / 64. */
+#define HKERN_CPU_WORDS 16
+
+/** This process's affinity mask (own) and its launcher's (launcher: the parent process's, which
+ *  the MPI launcher's binding of this rank leaves as it was: the cores the launch could give it,
+ *  cgroup limits included). Returns 1, or 0 when the launcher's could not be read (it is then a
+ *  copy of own, so that nothing looks idle). CPUs past 64 HKERN_CPU_WORDS are left out. */
+int hkern_affinity_masks(uint64_t own[HKERN_CPU_WORDS], uint64_t launcher[HKERN_CPU_WORDS]);
+
+/** Threads the policy would give a rank bound to launcher_cores instead of the affinity_cores it
+ *  got threads for, when that is more; 0 otherwise, and when threads were requested (the user's
+ *  count is not the policy's). Pure. */
+int hkern_threads_unbound(int requested, int ranks_on_node, int cores_on_node, int launcher_cores,
+                          int threads);
+
 /** Current BLAS thread count (openblas_get_num_threads). */
 int hkern_threads_get(void);
 

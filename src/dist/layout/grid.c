@@ -1,6 +1,8 @@
 /* hla — process grids: an M x N arrangement of an environment's ranks with row, column, node and
  * cross-node environments (HPL's grid, with BSP environments instead of communicators). */
+#include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "dist/layout/layout_impl.h"
@@ -78,6 +80,34 @@ static int grid_destroy(hgrid g) {
   return code;
 }
 
+/* Binding that costs threads (cut: on this rank the policy gave fewer threads than it would to a
+ * rank bound to its launcher's cores, and some of those cores no rank of the node's is bound to):
+ * agreed over the grid, noted on the grid for the reports' why, and said on stderr by rank 0,
+ * once per hbsp_init family and situation (hbsp_once). Not once per grid: programs make many
+ * grids over the same ranks, and the advice does not change. Not once per process either, which
+ * would take global state; a program that calls hbsp_init again is told again. could: threads
+ * the policy would give unbound; ranks: the grid's ranks on my node. Collective over g->all. */
+static int idle_cores_note(hgrid g, int cut, int could, int ranks) {
+  int v[4] = {cut, cut ? -g->threads : -INT_MAX, cut ? could : 0, cut ? ranks : 0}, w[4];
+  HLA_CALL(hbsp_allreduce(g->all, v, w, 4, HBSP_INT, HBSP_MAX, NULL));
+  g->cores_note[0] = 0;
+  if (!w[0]) return HLA_OK;
+  int threads = -w[1];
+  snprintf(g->cores_note, sizeof g->cores_note,
+           "; %d of %d cores per rank: ranks bound to fewer cores (mpirun --bind-to none)", threads,
+           w[2]);
+  const hla_settings *s = hbsp_settings(g->all);
+  uint64_t key = (uint64_t)threads | (uint64_t)w[2] << 21 | (uint64_t)w[3] << 42;
+  if (g->myrow == 0 && g->mycol == 0 && !s->quiet && hbsp_once(g->all, key))
+    fprintf(stderr,
+            "hla: warning: %d BLAS thread%s per rank where %d could run: the MPI launcher bound "
+            "each rank to fewer cores than its share of the node, and left cores idle; run with "
+            "`mpirun --bind-to none` or `--map-by ppr:%d:node:pe=%d` (HLA_QUIET=1: no such "
+            "advice)\n",
+            threads, threads == 1 ? "" : "s", w[2], w[3], w[2]);
+  return HLA_OK;
+}
+
 /* The part of hgrid_create after validation: environments, node level, thread policy. */
 static int grid_build(hgrid g, hbsp_env env) {
   int rank = g->myrow * g->N + g->mycol; /* ALL is ranked row-major, whatever env's order */
@@ -102,18 +132,30 @@ static int grid_build(hgrid g, hbsp_env env) {
   g->colb.on_node = lim[0] == -lim[1];
 
   /* The thread policy needs the ranks that really share this node's cores, which virtual nodes
-   * (HLA_VIRTUAL_NODES) do not tell. */
+   * (HLA_VIRTUAL_NODES) do not tell; and what their affinity masks cover, to see cores that the
+   * launcher's binding left idle (mine and my launcher's masks, OR-ed over the node). */
+  uint64_t mask[2 * HKERN_CPU_WORDS], node_mask[2 * HKERN_CPU_WORDS];
+  hkern_affinity_masks(mask, mask + HKERN_CPU_WORDS);
   MPI_Comm shm = MPI_COMM_NULL;
   int e = MPI_Comm_split_type(hbsp_comm(g->all), MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shm);
   int code = HLA_OK, shm_size = 1;
-  if (e != MPI_SUCCESS)
-    code = HBSP_FAIL(g->all, HLA_ERR_MPI, "hgrid_create: MPI_Comm_split_type failed (%d)", e);
-  else {
+  if (e == MPI_SUCCESS) {
     MPI_Comm_size(shm, &shm_size);
+    e = MPI_Allreduce(mask, node_mask, 2 * HKERN_CPU_WORDS, MPI_UINT64_T, MPI_BOR, shm);
     MPI_Comm_free(&shm);
   }
+  if (e != MPI_SUCCESS)
+    code = HBSP_FAIL(g->all, HLA_ERR_MPI, "hgrid_create: node's ranks and cores (MPI error %d)", e);
   HLA_CALL(hbsp_agree(g->all, code));
-  return hkern_threads_apply(hbsp_settings(g->all)->num_threads, shm_size, &g->threads);
+  int requested = hbsp_settings(g->all)->num_threads;
+  HLA_CALL(hkern_threads_apply(requested, shm_size, &g->threads));
+  int launcher = 0, idle = 0;
+  for (int i = 0; i < HKERN_CPU_WORDS; i++) {
+    launcher += __builtin_popcountll(mask[HKERN_CPU_WORDS + i]);
+    idle += __builtin_popcountll(node_mask[HKERN_CPU_WORDS + i] & ~node_mask[i]);
+  }
+  int could = hkern_threads_unbound(requested, shm_size, hkern_node_cores(), launcher, g->threads);
+  return idle_cores_note(g, could > 0 && idle > 0, could, shm_size);
 }
 
 static int env_board(hbsp_env env, hdist_board *kb, size_t bytes, hbsp_board *board) {
@@ -290,6 +332,13 @@ int hgrid_nodes(hgrid g, int *nnodes, int *node_size, int *node_rank) {
 
 int hgrid_threads(hgrid g) {
   return g ? g->threads : -1;
+}
+
+void hdist_why_note(hgrid g, char *why, size_t size) {
+  size_t note = strlen(g->cores_note), len = strnlen(why, size);
+  if (note == 0 || note >= size) return;
+  if (len > size - 1 - note) len = size - 1 - note; /* the note wins over why's tail */
+  memcpy(why + len, g->cores_note, note + 1);
 }
 
 const char *hgrid_errmsg(hgrid g) {

@@ -35,6 +35,7 @@ struct hgrid_s {
   int M, N, myrow, mycol;
   int nnodes, node_size, node_rank;
   int threads;            /* BLAS/OpenMP threads per rank set by the policy */
+  char cores_note[96];    /* "; 1 of 2 cores per rank: ..." when binding left cores idle, or "" */
   int nmat;               /* live matrices on this grid (hgrid_free refuses while > 0) */
   hplan_machine *machine; /* the planner's machine model (src/dist/plan/), owned; or NULL */
   int plan_state;         /* 0: not looked for yet, 1: machine set, -1: none (rules apply) */
@@ -78,6 +79,10 @@ int hdist_check_same(hbsp_env env, const int64_t *v, int k, int *same);
  * two more per handle on a disagreement. */
 int hdist_agree_args(const char *fn, const hmat *x, const char *const *names, int n,
                      const int64_t *v, int k, hbsp_env *env);
+
+/* Append g's note on cores that the ranks' binding left idle (grid_build; none: nothing) to the
+ * reason why[0..size), cutting why's own text where both do not fit. Local. */
+void hdist_why_note(hgrid g, char *why, size_t size);
 
 /* hplan_grid_machine without the check of its arguments (the entries' automatic paths): the model
  * on g, obtained on first use. Collective over HGRID_ALL of g. */

@@ -327,6 +327,7 @@ void hlu_report(const hlu_ctx *c, const hla_opts *opts, double seconds) {
   r->predicted_seconds = c->plan.predicted;
   r->seconds = seconds;
   memcpy(r->why, c->plan.why, sizeof r->why);
+  hdist_why_note(c->g, r->why, sizeof r->why);
   r->t_panel = c->t[HLU_T_PANEL], r->t_lwait = c->t[HLU_T_LWAIT], r->t_swap = c->t[HLU_T_SWAP];
   r->t_u = c->t[HLU_T_U], r->t_update = c->t[HLU_T_UPDATE], r->t_solve = c->t[HLU_T_SOLVE];
 }

@@ -416,6 +416,7 @@ int hmatmul(char transa, char transb, double alpha, hmat A, hmat B, double beta,
     rep->seconds = hbsp_time() - t0;
     snprintf(rep->why, sizeof rep->why, "%.200s%s", p.why,
              redistributed ? "; operands remapped to C's layout" : "");
+    hdist_why_note(g, rep->why, sizeof rep->why);
   }
   return HLA_OK;
 }
