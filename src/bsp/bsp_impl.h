@@ -96,6 +96,7 @@ struct hbsp_env_s {
   hla_buf reqs;       /* MPI_Request[] */
   hla_buf offs;       /* per-peer offsets into rbuf/reply */
   hla_buf types;      /* MPI_Datatype[] made for hp payloads, freed at the end of the sync */
+  hla_buf blocks;     /* displacements and lengths of one hp message's datatype */
 
   hbsp_coll_cache *coll; /* cached group environments for two-level collectives */
   hbsp_prof *prof;       /* NULL when the profiler is off */

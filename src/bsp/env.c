@@ -33,6 +33,9 @@ int hbsp_agree(hbsp_env env, int code) {
   if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, env->comm) != MPI_SUCCESS)
     return HBSP_FAIL(env, HLA_ERR_MPI, "MPI_Allreduce failed while agreeing on an error");
   if (first == env->P) return HLA_OK;
+  /* Every rank now knows of an error: a drained sync's report for the next sync (sync.c) would
+   * fail that one too, long after the caller has been told. */
+  if (env->deferred_error == HLA_ERR_NOMEM) env->deferred_error = 0;
   struct {
     int code;
     char msg[sizeof env->errmsg];
@@ -87,7 +90,7 @@ void hbsp_env_destroy(hbsp_env e) {
   free(e->peer);
   free(e->reg);
   hla_buf *bufs[] = {&e->regops, &e->inbox,  &e->xcount, &e->rbuf, &e->rpieces, &e->junk,
-                     &e->reply,  &e->greply, &e->reqs,   &e->offs, &e->types};
+                     &e->reply,  &e->greply, &e->reqs,   &e->offs, &e->types,   &e->blocks};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) hla_buf_free(bufs[i]);
   free(e);
 }
