@@ -118,6 +118,11 @@ int hbsp_fail_at(hbsp_env env, int code, int with_rank, const char *file, int li
  * nobody failed. */
 int hbsp_agree(hbsp_env env, int code);
 
+/* hbsp_agree over env on the code of a collective over sub, a subset environment of env's ranks
+ * (NULL: none) whose errors were agreed inside sub only: the other subsets went on, so only an
+ * agreement over env brings every rank to the same verdict. sub's message becomes env's. */
+int hbsp_agree_sub(hbsp_env env, hbsp_env sub, int code);
+
 /* Check an MPI return code. */
 #define HBSP_MPI(env, call)                                                                        \
   do {                                                                                             \

@@ -49,6 +49,15 @@ int hbsp_agree(hbsp_env env, int code) {
   return e.code;
 }
 
+int hbsp_agree_sub(hbsp_env env, hbsp_env sub, int code) {
+  if (sub == NULL || sub == env) return hbsp_agree(env, code);
+  if (code != HLA_OK) memcpy(env->errmsg, sub->errmsg, sizeof env->errmsg);
+  int rc = hbsp_agree(env, code);
+  if (rc != HLA_OK && sub->deferred_error == HLA_ERR_NOMEM) /* told now, as in hbsp_agree */
+    sub->deferred_error = 0;
+  return rc;
+}
+
 int hbsp_env_wrap(MPI_Comm comm, hbsp_env parent, const char *name, hbsp_env *out) {
   *out = NULL;
   hbsp_env e = calloc(1, sizeof *e);
