@@ -157,7 +157,11 @@ int hlu_setup(hlu_ctx *c, hmat A, const hla_opts *opts) {
   const char *how;
   int64_t *ckey = malloc((size_t)(c->M + c->N) * sizeof *ckey), *rkey = ckey + c->M;
   code = ckey ? HLA_OK : HBSP_FAIL(g->all, HLA_ERR_NOMEM, "LU: out of memory");
-  HLA_CALL(hbsp_agree(g->all, code));
+  code = hbsp_agree(g->all, code);
+  if (code != HLA_OK) {
+    free(ckey);
+    return code;
+  }
   if (want == HLA_LU_FLAT || (want == HLA_LU_AUTO && I == 0 && nnodes == 1)) {
     c->plan.alg = HLA_LU_FLAT;
     how = want != HLA_LU_FLAT ? "flat: the grid is on one node"
@@ -207,12 +211,19 @@ int hlu_setup(hlu_ctx *c, hmat A, const hla_opts *opts) {
     }
   }
   code = HLA_OK;
+  hbsp_env at = NULL;
   if (c->plan.alg == HLA_LU_HIER && (I > 0 || nnodes > 1)) {
+    /* Both made (each is agreed in its column or row only), then agreed over ALL. */
     code = hlu_level_make(g->col, ckey, &c->collv);
-    if (code == HLA_OK) code = hlu_level_make(g->row, rkey, &c->rowlv);
+    int e = hlu_level_make(g->row, rkey, &c->rowlv);
+    at = code != HLA_OK ? g->col : g->row;
+    if (code == HLA_OK) code = e;
   }
+  if (code == HLA_OK) code = hlu_maxloc_ready(&c->collv, c->howp), at = g->col;
   free(ckey);
+  code = hbsp_agree_sub(g->all, at, code);
   if (code != HLA_OK) {
+    hlu_level_free(&c->rowlv);
     hlu_level_free(&c->collv);
     return code;
   }

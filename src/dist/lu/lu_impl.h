@@ -216,6 +216,9 @@ int hlu_bcast(const hlu_level *lv, void *buf, size_t bytes, int root, const hbsp
  * Collective over lv->env. BSP cost: flat one allreduce of 2 words; two levels, an allreduce in
  * the group, one among the leaders and a broadcast in the group: 3 l_in + l_out. */
 int hlu_maxloc(const hlu_level *lv, hbsp_dloc *v, const hbsp_coll *how);
+/* What hlu_maxloc allocates, made now (hbsp_coll_reserve_allreduce), so that the panels' pivot
+ * searches allocate nothing. Local; error recorded on lv->env, the caller agrees. */
+int hlu_maxloc_ready(const hlu_level *lv, const hbsp_coll *how);
 
 /* ---- ublock.c ---- */
 
