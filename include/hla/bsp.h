@@ -149,6 +149,11 @@ HLA_API int hbsp_hpmove(hbsp_env env, const void **tag, const void **payload, si
  *  delivered, (de)registrations take effect. Completes env's requests only: not its parent's, its
  *  children's or a twin's. One exchange of counts (which also checks that every rank agrees on
  *  registrations, tag size and sync-versus-free), then the data. Collective over env.
+ *  The one error not agreed at once: a rank that cannot allocate its receive buffers still
+ *  completes the superstep with the others (its incoming data dropped) and returns
+ *  HLA_ERR_NOMEM at once; the others learn of it from their next hbsp_sync, hbsp_barrier or
+ *  hbsp_free of env (HLA_ERR_NOMEM on every rank, that superstep's data dropped), or from the
+ *  first error a collective over env returns on every rank in between.
  *  BSP cost: h g + l of env. */
 HLA_API int hbsp_sync(hbsp_env env);
 

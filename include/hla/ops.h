@@ -98,6 +98,9 @@ HLA_API int hmatmul(char transa, char transb, double alpha, hmat A, hmat B, doub
  *  @return HLA_ERR_SINGULAR (every rank) when a pivot is exactly zero; the factorisation is still
  *  completed as dgetrf does, and the first zero pivot is in *opts->info_out. HLA_ERR_NONFINITE
  *  (every rank, A untouched) when A holds Inf or NaN. HLA_ERR_DIM if A is not square.
+ *  HLA_ERR_NOMEM (every rank, A and ipiv untouched) when the workspaces cannot be allocated; the
+ *  first factorisation of a size on a grid also grows the grid's message queues inside its loop,
+ *  where a failure is one rank's alone (src/dist/lu/lu.c).
  *  @par Collective over HGRID_ALL of A's grid (inside, only process rows and columns synchronise).
  *  BSP cost (M x N grid, P = M N): 2 n^3 / (3 P) flops + O(n^2 (1/M + 1/N)) words
  *  + O(n) l_col + O(n / nb) l_row; per block step in src/dist/lu/factor.c. */
@@ -105,13 +108,15 @@ HLA_API int hlu_factor(hmat A, int64_t *ipiv, const hla_opts *opts);
 
 /** B := A^-1 B from the factors of hlu_factor (LU, ipiv). B is n x nrhs (nrhs >= 0) on the same
  *  grid, with the same row block size as LU (HLA_ERR_DIST otherwise), and not LU itself
- *  (HLA_ERR_ARG). Nothing is modified on any error.
+ *  (HLA_ERR_ARG). Nothing is modified on any error (HLA_ERR_NOMEM included; but the first solve
+ *  of a size on a grid grows the grid's message queues, as hlu_factor's first factorisation).
  *  @par Collective over HGRID_ALL of LU's grid. BSP cost: 2 n^2 nrhs / P flops + O(n^2 / M + n
  *  nrhs_loc) words + O(n / nb) (l_row + l_col); src/dist/lu/solve.c. */
 HLA_API int hlu_solve(hmat LU, const int64_t *ipiv, hmat B, const hla_opts *opts);
 
 /** hlu_factor then hlu_solve: A is overwritten by its factors, B by the solution (B unchanged
- *  when A is singular, as LAPACK's dgesv). Collective and cost as the two. */
+ *  when A is singular, as LAPACK's dgesv; A, ipiv and B untouched on HLA_ERR_NOMEM from the
+ *  workspaces, as hlu_factor's). Collective and cost as the two. */
 HLA_API int hla_gesv(hmat A, int64_t *ipiv, hmat B, const hla_opts *opts);
 
 #ifdef __cplusplus

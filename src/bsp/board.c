@@ -130,13 +130,14 @@ int hbsp_board_create(hbsp_env env, size_t bytes, int slots, hbsp_board *board) 
 
   hbsp_board b = calloc(1, sizeof *b);
   rc = b ? HLA_OK : HBSP_FAIL(env, HLA_ERR_NOMEM, "hbsp_board_create: out of memory");
-  if (b) b->comm = MPI_COMM_NULL, b->win = MPI_WIN_NULL;
-  if (rc == HLA_OK) {
-    int e =
-        MPI_Comm_split_type(env->comm, MPI_COMM_TYPE_SHARED, env->rank, MPI_INFO_NULL, &b->comm);
-    if (e != MPI_SUCCESS)
-      rc = HBSP_FAIL(env, HLA_ERR_MPI, "hbsp_board_create: MPI_Comm_split_type");
+  rc = hbsp_agree(env, rc); /* before the split, which every rank must call */
+  if (rc != HLA_OK) {
+    free(b);
+    return rc;
   }
+  b->comm = MPI_COMM_NULL, b->win = MPI_WIN_NULL;
+  int e = MPI_Comm_split_type(env->comm, MPI_COMM_TYPE_SHARED, env->rank, MPI_INFO_NULL, &b->comm);
+  if (e != MPI_SUCCESS) rc = HBSP_FAIL(env, HLA_ERR_MPI, "hbsp_board_create: MPI_Comm_split_type");
   int shared = 0;
   if (rc == HLA_OK) MPI_Comm_size(b->comm, &shared);
   rc = hbsp_agree(env, rc);

@@ -107,6 +107,7 @@ struct hbsp_env_s {
   hla_buf reqs;       /* MPI_Request[] */
   hla_buf offs;       /* per-peer offsets into rbuf/reply */
   hla_buf types;      /* MPI_Datatype[] made for hp payloads, freed at the end of the sync */
+  hla_buf blocks;     /* displacements and lengths of one hp message's datatype */
 
   hbsp_coll_cache *coll; /* cached group environments for two-level collectives */
   hbsp_prof *prof;       /* NULL when the profiler is off */
@@ -135,6 +136,11 @@ int hbsp_agree(hbsp_env env, int code);
  * HLA_ERR_ARG with the message "<what>: arguments differ between ranks". Collective over env; one
  * allreduce of 2 k + 1 words when all is well. */
 int hbsp_agree_same(hbsp_env env, int code, const int64_t *v, int k, const char *what);
+
+/* hbsp_agree over env on the code of a collective over sub, a subset environment of env's ranks
+ * (NULL: none) whose errors were agreed inside sub only: the other subsets went on, so only an
+ * agreement over env brings every rank to the same verdict. sub's message becomes env's. */
+int hbsp_agree_sub(hbsp_env env, hbsp_env sub, int code);
 
 /* Check an MPI return code. */
 #define HBSP_MPI(env, call)                                                                        \

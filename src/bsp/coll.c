@@ -257,11 +257,16 @@ static void ws_need(hbsp_env env, const coll_call *a, const coll_plan *p, size_t
 static int prepare(hbsp_env env, const coll_call *a, const coll_plan *p, char **ws_top,
                    char **ws_base) {
   const char *fn = kind_name[a->kind];
-  if (!env->coll && !(env->coll = calloc(1, sizeof *env->coll)))
-    return HBSP_FAIL(env, HLA_ERR_NOMEM, "%s: out of memory for the collectives cache", fn);
   size_t top, base;
   ws_need(env, a, p, &top, &base);
   size_t total = hbsp_sat_add(top, base);
+  /* A call that needs nothing (a broadcast in one level) allocates nothing, so that it cannot
+   * fail on one rank alone in the library's loops. */
+  *ws_top = *ws_base = NULL;
+  if (total == 0 && p->G == 1 && !(is_reduction(a->kind) && a->type == HBSP_DOUBLE_INDEX))
+    return HLA_OK;
+  if (!env->coll && !(env->coll = calloc(1, sizeof *env->coll)))
+    return HBSP_FAIL(env, HLA_ERR_NOMEM, "%s: out of memory for the collectives cache", fn);
   if (total == SIZE_MAX || hla_buf_reserve(&env->coll->ws, total) != HLA_OK)
     return HBSP_FAIL(env, HLA_ERR_NOMEM, "%s: cannot allocate %zu bytes of workspace", fn, total);
   *ws_top = env->coll->ws.p;
@@ -463,6 +468,16 @@ int hbsp_allgather(hbsp_env env, const void *send, void *recv, size_t bytes, con
 
 int hbsp_coll_bcast(hbsp_env env, void *buf, size_t bytes, int root, const hbsp_coll *how) {
   return internal_call(env, BCAST_CALL(buf, bytes, root, how));
+}
+int hbsp_coll_reserve_allreduce(hbsp_env env, size_t count, hbsp_type type, hbsp_op op,
+                                const hbsp_coll *how) {
+  if (!env) return HLA_ERR_ARG;
+  const coll_call *a = RED_CALL(K_ALLREDUCE, NULL, NULL, count, type, op, 0, how);
+  HLA_CALL(check_global(env, a));
+  if (a->n == 0) return HLA_OK;
+  coll_plan p = resolve(env, a->how);
+  char *top, *ws;
+  return prepare(env, a, &p, &top, &ws);
 }
 int hbsp_coll_reduce(hbsp_env env, const void *send, void *recv, size_t count, hbsp_type type,
                      hbsp_op op, int root, const hbsp_coll *how) {

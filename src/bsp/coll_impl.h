@@ -32,6 +32,13 @@ int hbsp_coll_scatter(hbsp_env env, const void *send, void *recv, size_t bytes, 
 int hbsp_coll_allgather(hbsp_env env, const void *send, void *recv, size_t bytes,
                         const hbsp_coll *how);
 
+/* What hbsp_coll_allreduce with these global arguments allocates (env's cache, the MPI objects,
+ * the workspace), made now with no communication, so that the call inside a loop of subset
+ * supersteps finds it (while the workspace stays within HBSP_COLL_WS_KEEP) and cannot fail on one
+ * rank alone. Local; the caller agrees. One level only: groups are made by the call. */
+int hbsp_coll_reserve_allreduce(hbsp_env env, size_t count, hbsp_type type, hbsp_op op,
+                                const hbsp_coll *how);
+
 /* ---------------------------------------------------------------- 2. shared pieces */
 
 /* Largest single MPI message (MPI counts are int). */

@@ -36,6 +36,9 @@ int hbsp_agree(hbsp_env env, int code) {
   if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, env->comm) != MPI_SUCCESS)
     return HBSP_FAIL(env, HLA_ERR_MPI, "MPI_Allreduce failed while agreeing on an error");
   if (first == env->P) return HLA_OK;
+  /* Every rank now knows of an error: a drained sync's report for the next sync (sync.c) would
+   * fail that one too, long after the caller has been told. */
+  if (env->deferred_error == HLA_ERR_NOMEM) env->deferred_error = 0;
   struct {
     int code;
     char msg[sizeof env->errmsg];
@@ -62,6 +65,15 @@ int hbsp_agree_same(hbsp_env env, int code, const int64_t *v, int k, const char 
   if (-out[0] < env->P) return hbsp_agree(env, code); /* somebody failed: its verdict */
   if (!same) return HBSP_FAIL_ALL(env, HLA_ERR_ARG, "%s: arguments differ between ranks", what);
   return HLA_OK;
+}
+
+int hbsp_agree_sub(hbsp_env env, hbsp_env sub, int code) {
+  if (sub == NULL || sub == env) return hbsp_agree(env, code);
+  if (code != HLA_OK) memcpy(env->errmsg, sub->errmsg, sizeof env->errmsg);
+  int rc = hbsp_agree(env, code);
+  if (rc != HLA_OK && sub->deferred_error == HLA_ERR_NOMEM) /* told now, as in hbsp_agree */
+    sub->deferred_error = 0;
+  return rc;
 }
 
 int hbsp_env_wrap(MPI_Comm comm, hbsp_env parent, const char *name, hbsp_env *out) {
@@ -116,7 +128,7 @@ void hbsp_env_destroy(hbsp_env e) {
   free(e->reg);
   if (e->family && --e->family->refs == 0) free(e->family);
   hla_buf *bufs[] = {&e->regops, &e->inbox,  &e->xcount, &e->rbuf, &e->rpieces, &e->junk,
-                     &e->reply,  &e->greply, &e->reqs,   &e->offs, &e->types};
+                     &e->reply,  &e->greply, &e->reqs,   &e->offs, &e->types,   &e->blocks};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) hla_buf_free(bufs[i]);
   free(e);
 }

@@ -112,7 +112,7 @@ static int count_exchange(hbsp_env env, int state, const hbsp_xrec **xin_out) {
 static int post(hbsp_env env, int send, char *buf, size_t n, int peer, int tag) {
   for (size_t off = 0; off < n; off += HBSP_CHUNK) {
     size_t len = n - off < HBSP_CHUNK ? n - off : HBSP_CHUNK;
-    MPI_Request *r = hla_buf_append(&env->reqs, NULL, sizeof *r);
+    MPI_Request *r = hla_buf_append(&env->reqs, NULL, sizeof *r); /* reserved (reserve_posts) */
     if (!r) return HBSP_FAIL(env, HLA_ERR_NOMEM, "sync: out of memory");
     int e = send ? MPI_Isend(buf + off, (int)len, MPI_BYTE, peer, tag, env->comm, r)
                  : MPI_Irecv(buf + off, (int)len, MPI_BYTE, peer, tag, env->comm, r);
@@ -125,30 +125,23 @@ static int post(hbsp_env env, int send, char *buf, size_t n, int peer, int tag) 
 
 /* Send (or receive) the concatenation of pieces, total bytes, to (from) peer: one message per
  * HBSP_CHUNK of the concatenation, each described by an hindexed datatype over the pieces, so that
- * nothing is copied. Buffered pieces are at base + off. */
+ * nothing is copied. Buffered pieces are at base + off. env->blocks holds room for as many blocks
+ * as there are pieces, env->reqs and env->types for a request and a type per chunk (reserve). */
 static int post_pieces(hbsp_env env, int send, const hbsp_hpiece *pc, size_t total,
                        const char *base, int peer) {
   size_t i = 0, inpiece = 0;
+  MPI_Aint *dp = (MPI_Aint *)env->blocks.p;
+  int *bl = (int *)(dp + env->blocks.cap / (sizeof *dp + sizeof *bl));
   for (size_t off = 0; off < total; off += HBSP_CHUNK) {
     size_t len = total - off < HBSP_CHUNK ? total - off : HBSP_CHUNK;
-    int nb = 0, cap = 16, rc = HLA_OK;
+    int nb = 0;
     const char *first = NULL;
-    int *bl = malloc((size_t)cap * sizeof *bl);
-    MPI_Aint *dp = malloc((size_t)cap * sizeof *dp);
-    for (size_t left = len; left > 0 && bl && dp;) {
+    for (size_t left = len; left > 0;) {
       if (pc[i].bytes == 0) { /* empty pieces take no block */
         i++;
         continue;
       }
       size_t take = pc[i].bytes - inpiece < left ? pc[i].bytes - inpiece : left;
-      if (nb == cap) {
-        cap *= 2;
-        int *nbl = realloc(bl, (size_t)cap * sizeof *bl);
-        MPI_Aint *ndp = realloc(dp, (size_t)cap * sizeof *dp);
-        bl = nbl ? nbl : bl;
-        dp = ndp ? ndp : dp;
-        if (!nbl || !ndp) break;
-      }
       const char *at = pc[i].buffered ? base + pc[i].off : (const char *)pc[i].src;
       if (nb == 0) first = at + inpiece;
       MPI_Get_address(at + inpiece, &dp[nb]);
@@ -156,11 +149,6 @@ static int post_pieces(hbsp_env env, int send, const hbsp_hpiece *pc, size_t tot
       left -= take;
       inpiece += take;
       if (inpiece == pc[i].bytes) i++, inpiece = 0;
-    }
-    if (!bl || !dp || nb == cap) {
-      free(bl);
-      free(dp);
-      return HBSP_FAIL(env, HLA_ERR_NOMEM, "sync: out of memory");
     }
     /* One block (the common case of one large put per peer): a plain contiguous message, which
      * MPI moves with its fastest single-copy path. */
@@ -172,17 +160,10 @@ static int post_pieces(hbsp_env env, int send, const hbsp_hpiece *pc, size_t tot
       count = 1;
       if (MPI_Type_create_hindexed(nb, bl, dp, MPI_BYTE, &t) != MPI_SUCCESS ||
           MPI_Type_commit(&t) != MPI_SUCCESS)
-        rc = HBSP_FAIL(env, HLA_ERR_MPI, "sync: cannot build a payload datatype");
-      else if (!hla_buf_append(&env->types, &t, sizeof t)) {
-        MPI_Type_free(&t);
-        rc = HBSP_FAIL(env, HLA_ERR_NOMEM, "sync: out of memory");
-      }
+        return HBSP_FAIL(env, HLA_ERR_MPI, "sync: cannot build a payload datatype");
+      hla_buf_append(&env->types, &t, sizeof t); /* reserved */
     }
-    free(bl);
-    free(dp);
-    HLA_CALL(rc);
     MPI_Request *r = hla_buf_append(&env->reqs, NULL, sizeof *r);
-    if (!r) return HBSP_FAIL(env, HLA_ERR_NOMEM, "sync: out of memory");
     if (send)
       HBSP_MPI(env, MPI_Isend(at, count, t, peer, HBSP_TAG_HP, env->comm, r));
     else
@@ -190,6 +171,23 @@ static int post_pieces(hbsp_env env, int send, const hbsp_hpiece *pc, size_t tot
     hbsp_prof_msg(env, peer, len, send);
   }
   return HLA_OK;
+}
+
+/* Room for what the posts of a sync append, so that none fails once the first is out (its peers
+ * would wait for the rest): nreq requests, as many datatypes, blocks for npieces pieces. */
+static int reserve_posts(hbsp_env env, size_t nreq, size_t npieces) {
+  const size_t block = sizeof(MPI_Aint) + sizeof(int);
+  env->blocks.n = 0;
+  if (hla_buf_reserve(&env->reqs, nreq * sizeof(MPI_Request)) != HLA_OK ||
+      hla_buf_reserve(&env->types, nreq * sizeof(MPI_Datatype)) != HLA_OK ||
+      (npieces > env->blocks.cap / block &&
+       hla_buf_reserve(&env->blocks, npieces * block) != HLA_OK))
+    return HLA_ERR_NOMEM;
+  return HLA_OK;
+}
+
+static size_t nchunks(uint64_t bytes) {
+  return (size_t)((bytes + HBSP_CHUNK - 1) / HBSP_CHUNK);
 }
 
 static int wait_all(hbsp_env env) {
@@ -240,7 +238,8 @@ static int serve_gets(hbsp_env env, const char *st, size_t n, char *out, size_t 
 }
 
 /* Step 3b: post the receives of the large payloads from source s straight into their
- * destinations (an invalid destination lands in env->junk at *junk_at and is reported later). */
+ * destinations (an invalid destination lands in env->junk at *junk_at and is reported later).
+ * Its memory was reserved (landing_needs). */
 static int post_large(hbsp_env env, int s, const char *st, size_t n, size_t total,
                       size_t *junk_at) {
   env->rpieces.n = 0;
@@ -254,25 +253,27 @@ static int post_large(hbsp_env env, int s, const char *st, size_t n, size_t tota
       env->deferred_error = HLA_ERR_ARG;
     }
     hbsp_hpiece piece = {area, 0, rec->bytes, 0};
-    if (!hla_buf_append(&env->rpieces, &piece, sizeof piece))
-      return HBSP_FAIL(env, HLA_ERR_NOMEM, "sync: out of memory");
+    hla_buf_append(&env->rpieces, &piece, sizeof piece);
   }
   return post_pieces(env, 0, (const hbsp_hpiece *)env->rpieces.p, total, NULL, s);
 }
 
-/* Bytes of large payloads in a stream whose destination is invalid here. */
-static size_t junk_bytes(hbsp_env env, const char *st, size_t n) {
-  size_t junk = 0;
+/* What landing a stream takes: bytes of large payloads whose destination is invalid here (junk),
+ * large payloads (hp) and messages (msg). */
+static void landing_needs(hbsp_env env, const char *st, size_t n, size_t *junk, size_t *hp,
+                          size_t *msg) {
+  *junk = *hp = *msg = 0;
   for (size_t pos = 0; pos < n;) {
     const hbsp_rec *rec = next_rec(st, &pos);
     if (rec->kind == HBSP_REC_HPPUT && !reg_area(env, rec->slot, rec->offset, rec->bytes))
-      junk += rec->bytes;
+      *junk += rec->bytes;
+    *hp += rec->kind == HBSP_REC_HPPUT;
+    *msg += rec->kind == HBSP_REC_SEND;
   }
-  return junk;
 }
 
 /* Step 3c: land the small puts of a stream and queue its messages in the inbox. */
-static int deliver(hbsp_env env, const char *st, size_t n) {
+static void deliver(hbsp_env env, const char *st, size_t n) {
   for (size_t pos = 0; pos < n;) {
     const hbsp_rec *rec = next_rec(st, &pos);
     const char *data = (const char *)(rec + 1);
@@ -284,12 +285,10 @@ static int deliver(hbsp_env env, const char *st, size_t n) {
         env->deferred_error = HLA_ERR_ARG;
     } else if (rec->kind == HBSP_REC_SEND) {
       hbsp_msg m = {data, data + rec->offset, rec->offset, rec->bytes};
-      if (!hla_buf_append(&env->inbox, &m, sizeof m))
-        return HBSP_FAIL(env, HLA_ERR_NOMEM, "sync: out of memory for the message queue");
+      hla_buf_append(&env->inbox, &m, sizeof m); /* reserved (landing_needs) */
       env->inbox_bytes += rec->bytes;
     }
   }
-  return HLA_OK;
 }
 
 /* Post the sends of this rank's streams and hpput payloads. */
@@ -304,19 +303,35 @@ static int post_streams(hbsp_env env) {
   return HLA_OK;
 }
 
+static int dropped(hbsp_env env, int rc);
+
 /* A rank that cannot allocate its receive buffers still completes the protocol, so that nobody
  * waits: it receives into a scratch chunk and discards, answers gets with zeros, and returns
  * HLA_ERR_NOMEM; every rank learns of it at the next sync. */
 static int drain(hbsp_env env, const hbsp_xrec *xin) {
   int P = env->P, me = env->rank;
-  char *scratch = calloc(1, HBSP_CHUNK), *zeros = calloc(1, HBSP_CHUNK);
+  size_t most = 1, get = 1; /* the largest chunks received and answered */
+  for (int s = 0; s < P; s++) {
+    uint64_t v[3] = {xin[s].stream, xin[s].hp, env->peer[s].get_bytes};
+    for (int i = 0; i < 3; i++) most = v[i] > most ? v[i] : most;
+    get = xin[s].get > get ? xin[s].get : get;
+  }
+  char *scratch = calloc(1, most < HBSP_CHUNK ? most : HBSP_CHUNK);
+  char *zeros = calloc(1, get < HBSP_CHUNK ? get : HBSP_CHUNK);
   if (!scratch || !zeros) {
     free(scratch);
     free(zeros);
     return HBSP_FAIL(env, HLA_ERR_NOMEM, "sync: out of memory, even for a scratch buffer");
   }
-  env->reqs.n = 0;
-  int rc = post_streams(env);
+  size_t nreq = 0, npc = 0;
+  for (int s = 0; s < P; s++) {
+    const hbsp_peer *q = &env->peer[s];
+    nreq += nchunks(q->stream.n) + nchunks(q->hp_bytes) + nchunks(xin[s].get);
+    npc = q->hp.n / sizeof(hbsp_hpiece) > npc ? q->hp.n / sizeof(hbsp_hpiece) : npc;
+  }
+  env->reqs.n = env->types.n = 0;
+  int rc = reserve_posts(env, nreq, npc);
+  if (rc == HLA_OK) rc = post_streams(env);
   for (int k = 1; k < P && rc == HLA_OK; k++) {
     int s = (me + k) % P;
     for (size_t left = xin[s].get; left > 0 && rc == HLA_OK;) {
@@ -343,16 +358,46 @@ static int drain(hbsp_env env, const hbsp_xrec *xin) {
         left -= len;
       }
   }
-  int rw = wait_all(env);
+  rc = dropped(env, rc); /* after the replies from zeros are out */
   free(scratch);
   free(zeros);
+  return rc;
+}
+
+/* End of a superstep whose data this rank could not take (rc: how that went): its requests
+ * complete, and it ends here too, so that the next one matches the others'; they learn of it at
+ * the next sync. */
+static int dropped(hbsp_env env, int rc) {
+  int rw = wait_all(env);
   drop_superstep(env);
+  env->step++;
   env->deferred_error = HLA_ERR_NOMEM;
   HLA_CALL(rc);
   HLA_CALL(rw);
   return HBSP_FAIL(env, HLA_ERR_NOMEM,
                    "sync: cannot allocate the receive buffers; this "
                    "superstep's communication was dropped");
+}
+
+/* Landing could not have its memory (after the streams came in, before any large payload was
+ * received): take the large payloads into a scratch chunk and drop them. */
+static int land_failed(hbsp_env env, const hbsp_xrec *xin) {
+  size_t most = 0;
+  for (int s = 0; s < env->P; s++) most = xin[s].hp > most ? xin[s].hp : most;
+  char *scratch = malloc(most < HBSP_CHUNK ? most + 1 : HBSP_CHUNK);
+  int rc = scratch ? HLA_OK : HLA_ERR_NOMEM;
+  for (int k = 1; k < env->P && rc == HLA_OK; k++) {
+    int s = (env->rank + k) % env->P;
+    for (size_t left = xin[s].hp; left > 0;) {
+      size_t len = left < HBSP_CHUNK ? left : HBSP_CHUNK;
+      if (MPI_Recv(scratch, (int)len, MPI_BYTE, s, HBSP_TAG_HP, env->comm, MPI_STATUS_IGNORE) !=
+          MPI_SUCCESS)
+        rc = HLA_ERR_MPI;
+      left -= len;
+    }
+  }
+  free(scratch);
+  return dropped(env, rc);
 }
 
 static int do_sync(hbsp_env env) {
@@ -378,12 +423,22 @@ static int do_sync(hbsp_env env) {
   env->rbuf.n = env->greply.n = env->reply.n = 0;
   env->inbox.n = 0;
   env->inbox_next = env->inbox_bytes = 0;
+  /* Every request of the superstep (a chunk of a message each), and blocks for this rank's large
+   * payloads: nothing the posts append can fail once the first is out. */
+  size_t nreq = 0, npc = 0;
+  for (int s = 0; s < P; s++) {
+    const hbsp_peer *q = &env->peer[s];
+    if (s == me) continue;
+    nreq += nchunks(xin[s].stream) + nchunks(q->get_bytes) + nchunks(q->stream.n) +
+            nchunks(q->hp_bytes) + nchunks(xin[s].get) + nchunks(xin[s].hp);
+    npc = q->hp.n / sizeof(hbsp_hpiece) > npc ? q->hp.n / sizeof(hbsp_hpiece) : npc;
+  }
+  env->reqs.n = env->types.n = 0;
   if (hla_buf_reserve(&env->rbuf, nr) || hla_buf_reserve(&env->greply, ng) ||
-      hla_buf_reserve(&env->reply, nq))
+      hla_buf_reserve(&env->reply, nq) || reserve_posts(env, nreq, npc))
     return drain(env, xin);
 
   /* Step 2: receives first (streams, then replies), then sends, in Latin-square order. */
-  env->reqs.n = 0;
   for (int k = 1; k < P; k++) {
     int s = (me + k) % P;
     HLA_CALL(post(env, 0, env->rbuf.p + soff[s], xin[s].stream, s, HBSP_TAG_STREAM));
@@ -410,14 +465,19 @@ static int do_sync(hbsp_env env) {
     int s = (me + k) % P;
     HLA_CALL(post(env, 1, env->reply.p + qoff[s], xin[s].get, s, HBSP_TAG_REPLY));
   }
-  size_t junk = 0, junk_at = 0;
-  for (int k = 1; k < P; k++) {
-    int s = (me + k) % P;
-    if (xin[s].hp) junk += junk_bytes(env, env->rbuf.p + soff[s], xin[s].stream);
+  /* What landing takes, reserved before any of it. */
+  size_t junk = 0, junk_at = 0, nhp = 0, nmsg = 0;
+  for (int s = 0; s < P; s++) {
+    size_t j, h, m;
+    landing_needs(env, env->rbuf.p + soff[s], s == me ? env->peer[me].stream.n : xin[s].stream, &j,
+                  &h, &m);
+    junk += s == me ? 0 : j, nhp = h > nhp ? h : nhp, nmsg += m;
   }
-  env->junk.n = 0;
-  if (hla_buf_reserve(&env->junk, junk) != HLA_OK)
-    return HBSP_FAIL(env, HLA_ERR_NOMEM, "sync: out of memory");
+  env->junk.n = env->rpieces.n = 0;
+  if (hla_buf_reserve(&env->junk, junk) ||
+      hla_buf_reserve(&env->rpieces, nhp * sizeof(hbsp_hpiece)) || reserve_posts(env, 0, nhp) ||
+      hla_buf_reserve(&env->inbox, nmsg * sizeof(hbsp_msg)))
+    return land_failed(env, xin);
   for (int k = 1; k < P; k++) {
     int s = (me + k) % P;
     if (xin[s].hp)
@@ -426,7 +486,7 @@ static int do_sync(hbsp_env env) {
   for (int k = 0; k < P; k++) {
     int s = (me + k) % P;
     size_t st = s == me ? env->peer[me].stream.n : xin[s].stream;
-    HLA_CALL(deliver(env, env->rbuf.p + soff[s], st));
+    deliver(env, env->rbuf.p + soff[s], st);
   }
   HLA_CALL(wait_all(env));
   for (int d = 0; d < P; d++) {

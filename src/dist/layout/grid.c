@@ -123,13 +123,19 @@ static int grid_build(hgrid g, hbsp_env env) {
   g->nnodes = nnodes;
   /* my row (column) on one node: the lowest grid rank of each node names it, the row (column)
    * compares the names */
-  int id[2], lim[2];
-  HLA_CALL(hbsp_allreduce(g->node, &rank, &id[0], 1, HBSP_INT, HBSP_MIN, NULL));
+  int id[2] = {rank, 0}, lim[4] = {0, 1, 0, 1};
+  /* Errors of these subset collectives are agreed inside each subset only: every rank runs all
+   * three, and the first failure is agreed over ALL, so that all stop here together. */
+  hbsp_env sub[3] = {g->node, g->row, g->col};
+  int e3[3];
+  e3[0] = hbsp_allreduce(g->node, &rank, &id[0], 1, HBSP_INT, HBSP_MIN, NULL);
   id[1] = -id[0];
-  HLA_CALL(hbsp_allreduce(g->row, id, lim, 2, HBSP_INT, HBSP_MAX, NULL));
+  e3[1] = hbsp_allreduce(g->row, id, lim, 2, HBSP_INT, HBSP_MAX, NULL);
+  e3[2] = hbsp_allreduce(g->col, id, lim + 2, 2, HBSP_INT, HBSP_MAX, NULL);
+  int bad = e3[0] != HLA_OK ? 0 : e3[1] != HLA_OK ? 1 : 2;
+  HLA_CALL(hbsp_agree_sub(g->all, sub[bad], e3[bad]));
   g->rowb.on_node = lim[0] == -lim[1];
-  HLA_CALL(hbsp_allreduce(g->col, id, lim, 2, HBSP_INT, HBSP_MAX, NULL));
-  g->colb.on_node = lim[0] == -lim[1];
+  g->colb.on_node = lim[2] == -lim[3];
 
   /* The thread policy needs the ranks that really share this node's cores, which virtual nodes
    * (HLA_VIRTUAL_NODES) do not tell; and what their affinity masks cover, to see cores that the

@@ -164,30 +164,39 @@ static int copy_part(hbsp_env env, hmat src, hmat dst, part q, const char *fn) {
   }
 
   /* Send: one message per destination rank that gets anything from me; mine to myself is copied
-   * directly, after the loop, from the same packing. */
-  int Ms = gs->M, Ns = gs->N, Md = gd->M, Nd = gd->N;
+   * directly, once everyone has agreed, from the same packing (dst is written after the
+   * agreement only). */
+  int Ms = gs->M, Ns = gs->N, Md = gd->M, Nd = gd->N, self_r = -1, self_c = -1;
   for (int dr = 0; dr < Md && code == HLA_OK; dr++) {
     int64_t nr = w.sro[dr + 1] - w.sro[dr];
     for (int dc = 0; dc < Nd && code == HLA_OK; dc++) {
       int64_t nc = w.sco[dc + 1] - w.sco[dc];
       int to = w.d2s[dr * Nd + dc];
       if (nr * nc == 0) continue;
+      if (to == me) {
+        self_r = dr, self_c = dc;
+        continue;
+      }
       int64_t h = me;
       memcpy(w.sbuf, &h, sizeof h);
       hkern_pack_idx(nr, w.srs + w.sro[dr], nc, w.scs + w.sco[dc], src->data, src->lld, w.sbuf + 1);
-      if (to == me)
-        hkern_unpack_idx(nr, w.drs + w.dro[gs->myrow], nc, w.dcs + w.dco[gs->mycol], w.sbuf + 1,
-                         dst->data, dst->lld);
-      else
-        code = hbsp_send(env, to, NULL, w.sbuf, (size_t)(nr * nc + 1) * sizeof(double));
+      code = hbsp_send(env, to, NULL, w.sbuf, (size_t)(nr * nc + 1) * sizeof(double));
     }
   }
-  /* Sync even if a send failed so that nothing stays queued; agree before anyone unpacks. */
+  /* Sync even if a send failed so that nothing stays queued; agree (on the sync's failure too: it
+   * may be this rank's alone) before anyone unpacks. */
   int e = hbsp_sync(env);
-  if (e == HLA_OK) e = hbsp_agree(env, code);
+  e = hbsp_agree(env, e != HLA_OK ? e : code);
   if (e != HLA_OK) {
     ws_free(&w);
     HLA_CALL(e);
+  }
+  if (self_r >= 0) {
+    int64_t nr = w.sro[self_r + 1] - w.sro[self_r], nc = w.sco[self_c + 1] - w.sco[self_c];
+    hkern_pack_idx(nr, w.srs + w.sro[self_r], nc, w.scs + w.sco[self_c], src->data, src->lld,
+                   w.sbuf + 1);
+    hkern_unpack_idx(nr, w.drs + w.dro[gs->myrow], nc, w.dcs + w.dco[gs->mycol], w.sbuf + 1,
+                     dst->data, dst->lld);
   }
 
   /* Receive: the header says which source rank, hence which row and column groups. */

@@ -68,20 +68,18 @@ int hmat_scatter(hmat A, int root, const double *G, int64_t ldg) {
       int pr = r / g->N, pc = r % g->N;
       int64_t ml, nl;
       hmat_local_size(A, pr, pc, &ml, &nl);
-      if (ml * nl == 0) continue;
-      if (r == me) {
-        copy_part(A, pr, pc, (double *)G, ldg, A->data, A->lld, 1);
-      } else {
-        /* The message is the receiver's local array itself (lld = mloc): it lands in one copy. */
-        copy_part(A, pr, pc, (double *)G, ldg, buf, ml, 1);
-        code = hbsp_send(env, r, NULL, buf, (size_t)(ml * nl) * sizeof(double));
-      }
+      if (ml * nl == 0 || r == me) continue; /* my own part once all have agreed */
+      /* The message is the receiver's local array itself (lld = mloc): it lands in one copy. */
+      copy_part(A, pr, pc, (double *)G, ldg, buf, ml, 1);
+      code = hbsp_send(env, r, NULL, buf, (size_t)(ml * nl) * sizeof(double));
     }
     free(buf);
   }
-  /* Sync even if a send failed, so that nothing stays queued; then agree before anyone reads. */
-  HLA_CALL(hbsp_sync(env));
-  HLA_CALL(hbsp_agree(env, code));
+  /* Sync even if a send failed, so that nothing stays queued; then agree (on the sync's failure
+   * too: it may be this rank's alone) before anyone writes A. */
+  int e = hbsp_sync(env);
+  HLA_CALL(hbsp_agree(env, e != HLA_OK ? e : code));
+  if (me == root) copy_part(A, g->myrow, g->mycol, (double *)G, ldg, A->data, A->lld, 1);
   if (me != root && A->mloc * A->nloc > 0) {
     size_t want = (size_t)(A->mloc * A->nloc) * sizeof(double), got = 0, nmsg = 0, nbytes = 0;
     hbsp_qsize(env, &nmsg, &nbytes);
@@ -128,7 +126,7 @@ int hmat_gather(hmat A, int root, double *G, int64_t ldg) {
     code = hbsp_send(env, root, NULL, buf, (size_t)(mine + 1) * sizeof(double));
   }
   int e = hbsp_sync(env);
-  if (e == HLA_OK) e = hbsp_agree(env, code);
+  e = hbsp_agree(env, e != HLA_OK ? e : code); /* the sync's failure may be this rank's alone */
   if (e != HLA_OK) {
     free(buf);
     HLA_CALL(e);

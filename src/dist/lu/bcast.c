@@ -28,11 +28,11 @@ int hlu_level_make(hbsp_env env, const int64_t *key, hlu_level *lv) {
       if (group[i] < 0) group[i] = ngroups++;
     }
   }
-  HLA_CALL(hbsp_agree(env, code));
-  if (ngroups <= 1 || ngroups >= P) { /* one level: the plain collectives are the same thing */
+  code = hbsp_agree(env, code);
+  if (code != HLA_OK || ngroups <= 1 || ngroups >= P) { /* one level: the plain collectives */
     free(group);
     free(lrank);
-    return HLA_OK;
+    return code;
   }
   lv->group = group, lv->lrank = lrank, lv->ngroups = ngroups;
   int rc = hbsp_split_named(env, group[me], me, "group", &lv->local);
@@ -89,4 +89,20 @@ int hlu_maxloc(const hlu_level *lv, hbsp_dloc *v, const hbsp_coll *how) {
   if (lv->leaders)
     HLA_CALL(hbsp_coll_allreduce(lv->leaders, v, v, 1, HBSP_DOUBLE_INDEX, HBSP_MAXABSLOC, how));
   return hbsp_coll_bcast(lv->local, v, sizeof *v, 0, how);
+}
+
+int hlu_maxloc_ready(const hlu_level *lv, const hbsp_coll *how) {
+  hbsp_coll tmp;
+  int rc = HLA_OK;
+  hbsp_env at = lv->local;
+  if (hbsp_size(lv->env) == 1) return HLA_OK;
+  if (lv->local == NULL)
+    return hbsp_coll_reserve_allreduce(lv->env, 1, HBSP_DOUBLE_INDEX, HBSP_MAXABSLOC,
+                                       fit(how, hbsp_size(lv->env), &tmp));
+  if (how) tmp = *how, tmp.groups = 0, how = &tmp;
+  rc = hbsp_coll_reserve_allreduce(lv->local, 1, HBSP_DOUBLE_INDEX, HBSP_MAXABSLOC, how);
+  if (rc == HLA_OK && lv->leaders)
+    rc = hbsp_coll_reserve_allreduce(at = lv->leaders, 1, HBSP_DOUBLE_INDEX, HBSP_MAXABSLOC, how);
+  if (rc != HLA_OK) HBSP_FAIL(lv->env, rc, "%s", hbsp_errmsg(at));
+  return rc;
 }

@@ -21,9 +21,12 @@
  *              HBSP_NATIVE); the L panels that do not leave early and the U row blocks go by the
  *              BSP layer's pipelined broadcast on more than two ranks (hlu_big_how), the rest by
  *              the BSP layer's choice.
- * Errors: arguments and non-finite entries are checked and agreed before A changes. A failure of
- * one rank inside the loop (an MPI error, memory for a collective's workspace) is returned on that
- * rank only: the factorisation cannot be resumed, as in ScaLAPACK.
+ * Errors: arguments and non-finite entries are checked and agreed before A changes, and so is every
+ * allocation of the call's own (hlu_setup, hlu_workspace): the loops allocate nothing of theirs.
+ * What they may still allocate is the message queues of the grid's row and column environments,
+ * which grow on the first factorisation (or solve) of a size on the grid and are kept: a failure
+ * there, or an MPI error, is returned on that rank only (its peers are left waiting in a subset
+ * superstep), and the factorisation cannot be resumed, as in ScaLAPACK.
  */
 #include <limits.h>
 #include <math.h>
@@ -157,7 +160,11 @@ int hlu_setup(hlu_ctx *c, hmat A, const hla_opts *opts) {
   const char *how;
   int64_t *ckey = malloc((size_t)(c->M + c->N) * sizeof *ckey), *rkey = ckey + c->M;
   code = ckey ? HLA_OK : HBSP_FAIL(g->all, HLA_ERR_NOMEM, "LU: out of memory");
-  HLA_CALL(hbsp_agree(g->all, code));
+  code = hbsp_agree(g->all, code);
+  if (code != HLA_OK) {
+    free(ckey);
+    return code;
+  }
   if (want == HLA_LU_FLAT || (want == HLA_LU_AUTO && I == 0 && nnodes == 1)) {
     c->plan.alg = HLA_LU_FLAT;
     how = want != HLA_LU_FLAT ? "flat: the grid is on one node"
@@ -207,12 +214,19 @@ int hlu_setup(hlu_ctx *c, hmat A, const hla_opts *opts) {
     }
   }
   code = HLA_OK;
+  hbsp_env at = NULL;
   if (c->plan.alg == HLA_LU_HIER && (I > 0 || nnodes > 1)) {
+    /* Both made (each is agreed in its column or row only), then agreed over ALL. */
     code = hlu_level_make(g->col, ckey, &c->collv);
-    if (code == HLA_OK) code = hlu_level_make(g->row, rkey, &c->rowlv);
+    int e = hlu_level_make(g->row, rkey, &c->rowlv);
+    at = code != HLA_OK ? g->col : g->row;
+    if (code == HLA_OK) code = e;
   }
+  if (code == HLA_OK) code = hlu_maxloc_ready(&c->collv, c->howp), at = g->col;
   free(ckey);
+  code = hbsp_agree_sub(g->all, at, code);
   if (code != HLA_OK) {
+    hlu_level_free(&c->rowlv);
     hlu_level_free(&c->collv);
     return code;
   }
@@ -247,16 +261,19 @@ int hlu_workspace(hlu_ctx *c, int factor, hmat B) {
    * where the early messages need little progress and the board measured 2 % slower (2-core
    * 1x2 and 16-core 8x2, 7 of 8 alternating pairs; bench/results/history_16core.md). */
   c->board = NULL;
+  int erow = HLA_OK, ecol = HLA_OK; /* both tried: a row's failure is agreed in that row only */
   if (factor && c->plan.lookahead && c->N > HLU_BOARD_MIN && c->rowlv.local == NULL &&
       (c->howp == NULL || c->howp->alg == HBSP_AUTO))
-    HLA_CALL(hdist_row_board(c->g, (size_t)lw * sizeof(double), &c->board));
+    erow = hdist_row_board(c->g, (size_t)lw * sizeof(double), &c->board);
   /* The distributed panel's pivot records (panel.c) go on the column's board where the column
    * lies on one node: one post and M - 1 reads in place per panel column instead of an allgather
    * through MPI. */
   c->pboard = NULL;
   if (factor && c->M > 1 && c->M <= HLU_PANEL_FUSE_MAX && c->collv.local == NULL &&
       (c->howp == NULL || c->howp->alg == HBSP_AUTO))
-    HLA_CALL(hdist_col_board(c->g, (size_t)(2 + 2 * nb) * sizeof(double), &c->pboard));
+    ecol = hdist_col_board(c->g, (size_t)(2 + 2 * nb) * sizeof(double), &c->pboard);
+  HLA_CALL(erow);
+  HLA_CALL(ecol);
   if (B != NULL && B->nloc > cols) cols = B->nloc;
   /* The buffers carved from the grid's workspace (kept between calls), each rounded to 8 words
    * so that every one starts 64-byte aligned; the index lists take words of 8 bytes too. */
@@ -274,6 +291,11 @@ int hlu_workspace(hlu_ctx *c, int factor, hmat B) {
   for (int i = 0; i < 7; i++) p[i] = len[i] > 0 ? w : NULL, w += (len[i] + 7) / 8 * 8;
   c->lbuf = p[0], c->lbuf2 = p[1], c->ubuf = p[2], c->pbuf = p[3], c->l11 = p[4];
   c->swork = (int64_t *)p[5], c->iwork = (int64_t *)p[6];
+  /* All interchanges composed (hlu_swap_left, the solve) move at most n rows. */
+  HLA_CALL(hlu_rows_reserve(c, c->n, factor && c->plan.swap == HLA_SWAP_SPREAD ? c->nloc : 0));
+  if (B != NULL && B->n <= HLU_FANIN_MAX_NRHS &&
+      (c->fan = hdist_alloc(hlu_fanin_words(c, B->n))) == NULL)
+    return HBSP_FAIL(c->all, HLA_ERR_NOMEM, "LU solve: cannot allocate the fan-in's workspace");
   if (!factor) return HLA_OK;
 
   /* The rest of the plan, now that the boards exist or not. The L panels leave early (factor.c)
@@ -307,6 +329,8 @@ int hlu_teardown(hlu_ctx *c) {
   hla_buf_free(&c->rows.out);
   hla_buf_free(&c->defer);
   hdist_give(c->g, c->work);
+  free(c->fan);
+  c->fan = NULL;
   c->work = c->lbuf = c->lbuf2 = c->ubuf = c->pbuf = c->l11 = NULL;
   c->iwork = c->swork = NULL;
   c->board = c->pboard = NULL; /* the grid's */

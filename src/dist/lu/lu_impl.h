@@ -96,6 +96,7 @@ typedef struct {
   double *l11;       /* L11 of the block step, nb x nb, packed (factorisation only) */
   int64_t *swork;    /* row lists of hlu_swap_spread: 2 nb entries (factorisation only) */
   int64_t *iwork;    /* composed interchanges: 3 n entries (hlu_perm_pairs) */
+  double *fan;       /* the fan-in solve's (hlu_trsolve_fanin), zeroed, or NULL; freed here */
   hla_buf msg;       /* packing for row moves */
   hlu_rows rows;     /* the row move under way */
   /* U12 streamed from pr in this block step (ublock.c): the requests of its messages still
@@ -140,8 +141,9 @@ int hlu_setup(hlu_ctx *ctx, hmat A, const hla_opts *opts);
 int hlu_teardown(hlu_ctx *ctx);
 
 /* The workspaces of a factorisation (factor != 0: both L buffers, the panel's, U for my columns of
- * the matrix) and/or of the solves with B (B != NULL: U for my columns of B), carved from the
- * grid's workspaces (hdist_take; given back by hlu_teardown); for a factorisation the grid's boards
+ * the matrix) and/or of the solves with B (B != NULL: U for my columns of B, the fan-in's), carved
+ * from the grid's workspaces (hdist_take; given back by hlu_teardown), and the row moves' buffers:
+ * everything the loops need, so that they allocate nothing; for a factorisation the grid's boards
  * where they serve and the rest of the plan (ctx->plan.lpanels, the reason's last part).
  * Collective over my process row and column (the boards); HLA_ERR_NOMEM recorded on ctx->all
  * (the caller agrees). */
@@ -216,6 +218,9 @@ int hlu_bcast(const hlu_level *lv, void *buf, size_t bytes, int root, const hbsp
  * Collective over lv->env. BSP cost: flat one allreduce of 2 words; two levels, an allreduce in
  * the group, one among the leaders and a broadcast in the group: 3 l_in + l_out. */
 int hlu_maxloc(const hlu_level *lv, hbsp_dloc *v, const hbsp_coll *how);
+/* What hlu_maxloc allocates, made now (hbsp_coll_reserve_allreduce), so that the panels' pivot
+ * searches allocate nothing. Local; error recorded on lv->env, the caller agrees. */
+int hlu_maxloc_ready(const hlu_level *lv, const hbsp_coll *how);
 
 /* ---- ublock.c ---- */
 
@@ -286,6 +291,11 @@ int hlu_rows_open(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, 
 int hlu_rows_pack(hlu_ctx *ctx, int64_t j0, int64_t j1);
 int hlu_rows_close(hlu_ctx *ctx);
 
+/* Room in ctx's packing buffers for row moves of up to npairs pairs, and for the spread's deferred
+ * rows of up to nrest columns (0: no spread), so that no move allocates inside the loops, where a
+ * failure would be one rank's alone. Local; HLA_ERR_NOMEM recorded on ctx->all. */
+int hlu_rows_reserve(hlu_ctx *ctx, int64_t npairs, int64_t nrest);
+
 /* Compose the interchanges ipiv[k0..k1) (row k with row ipiv[k], in order; all in [k0, n)) into
  * one permutation of rows [k0, n): on return row (*dst)[t] := old row (*src)[t] for t < *npairs,
  * only rows that change, *dst ascending. work holds 3 (n - k0) entries; *dst and *src point into
@@ -346,11 +356,13 @@ int hlu_trsolve(hlu_ctx *ctx, hmat B, char uplo);
 
 /* B := U^-1 L^-1 B for B with few columns (HLU_FANIN_MAX_NRHS at most; the caller applied the
  * interchanges): fan-in solves in which only thin vectors move (trsolve.c). Collective over
- * HGRID_ALL; allocates (mloc + (N > M ? nloc : mloc) + 2 nb) nrhs words (HLA_ERR_NOMEM agreed).
+ * HGRID_ALL; works in ctx->fan (hlu_fanin_words, from hlu_workspace).
  * BSP cost per block and triangle: a reduce over one process row and a broadcast down one process
  * column of jb nrhs words, 2 R jb nrhs flops on each rank of one process column (N <= M; R its
  * rows below the block) or 2 C jb nrhs on each rank of one process row (N > M, left-looking; C
  * its solved columns); then one superstep of every process row moving n nrhs / M words. */
 int hlu_trsolve_fanin(hlu_ctx *ctx, hmat B);
+/* Words of ctx->fan for nrhs right-hand sides: (mloc + (N > M ? nloc : mloc) + 2 nb) nrhs. */
+int64_t hlu_fanin_words(const hlu_ctx *ctx, int64_t nrhs);
 
 #endif

@@ -14,6 +14,8 @@
 #include "dist/lu/lu_impl.h"
 #include "kernels/kernels.h"
 
+enum { JB = 16 }; /* columns local_moves gathers at a time */
+
 void hlu_perm_pairs(const int64_t *ipiv, int64_t k0, int64_t k1, int64_t n, int64_t *work,
                     int64_t **dst, int64_t **src, int64_t *npairs) {
   /* perm[i - k0]: the original row now at place i, for places [k0, n). */
@@ -50,7 +52,6 @@ static int local_moves(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *
                        int64_t c0, int64_t ncols) {
   const int nb = ctx->nb, M = ctx->M, me = ctx->myrow;
   const int64_t lld = X->lld;
-  enum { JB = 16 };
   ctx->msg.n = 0;
   if (hla_buf_reserve(&ctx->msg, (size_t)(npairs * (JB + 2)) * sizeof(double)) != HLA_OK)
     return HBSP_FAIL(ctx->collv.env, HLA_ERR_NOMEM, "LU row move: out of memory");
@@ -213,6 +214,19 @@ static int recv_rows(hlu_ctx *ctx, hmat X, int64_t c0, int64_t ncols, int64_t cn
     }
     if (nl) memcpy(l11, val + cw * ncols, (size_t)nl * sizeof(double));
   }
+  return HLA_OK;
+}
+
+int hlu_rows_reserve(hlu_ctx *ctx, int64_t npairs, int64_t nrest) {
+  const int M = ctx->M, nb = ctx->nb;
+  /* A spread's moves land at most 2 nb rows, in at most M - 1 messages. */
+  size_t defer = nrest > 0 ? (size_t)(M + 2 * nb + 2 * nb * nrest) * sizeof(double) : 0;
+  if (hla_buf_reserve(&ctx->msg, (size_t)(npairs * (JB + 2)) * sizeof(double)) != HLA_OK ||
+      hla_buf_reserve(&ctx->rows.out,
+                      (size_t)M * sizeof(hlu_out) + (size_t)npairs * sizeof(int64_t)) != HLA_OK ||
+      hla_buf_reserve(&ctx->defer, defer) != HLA_OK)
+    return HBSP_FAIL(ctx->all, HLA_ERR_NOMEM, "LU row move: out of memory for %lld pairs",
+                     (long long)npairs);
   return HLA_OK;
 }
 

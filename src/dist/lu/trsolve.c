@@ -15,7 +15,6 @@
  * pr. Over all n / nb blocks: n^2 / M words along rows, n nrhs / N along columns, 2 n^2 nrhs / P
  * flops, 2 (n / nb) (l_r + l_c). */
 #include <stddef.h>
-#include <stdlib.h>
 #include <string.h>
 #include "dist/lu/lu_impl.h"
 #include "kernels/kernels.h"
@@ -220,19 +219,17 @@ static int fanin_to_b(hlu_ctx *c, hmat B, const double *Y) {
   return HLA_OK;
 }
 
+int64_t hlu_fanin_words(const hlu_ctx *c, int64_t nrhs) {
+  const int64_t ld = c->mloc > 1 ? c->mloc : 1;
+  const int64_t lw = c->N > c->M ? (c->nloc > 1 ? c->nloc : 1) : ld; /* W, or Xm (fanin) */
+  return (ld + lw + 2 * (int64_t)c->nb) * nrhs;
+}
+
 int hlu_trsolve_fanin(hlu_ctx *c, hmat B) {
   const int64_t ld = c->mloc > 1 ? c->mloc : 1, nrhs = B->n, nb = c->nb;
   const int64_t lw = c->N > c->M ? (c->nloc > 1 ? c->nloc : 1) : ld; /* W, or Xm (fanin) */
-  double *Y = hdist_alloc((ld + lw) * nrhs + 2 * nb * nrhs);
-  int code = Y ? HLA_OK
-               : HBSP_FAIL(c->all, HLA_ERR_NOMEM, "LU solve: cannot allocate %lld words",
-                           (long long)((ld + lw) * nrhs + 2 * nb * nrhs));
-  code = hbsp_agree(c->all, code);
-  if (code != HLA_OK) return code;
-  double *W = Y + ld * nrhs, *s = W + lw * nrhs, *x = s + nb * nrhs;
-  code = fanin(c, B, 'L', Y, W, s, x);
-  if (code == HLA_OK) code = fanin(c, B, 'U', Y, W, s, x);
-  if (code == HLA_OK) code = fanin_to_b(c, B, Y);
-  free(Y);
-  return code;
+  double *Y = c->fan, *W = Y + ld * nrhs, *s = W + lw * nrhs, *x = s + nb * nrhs;
+  HLA_CALL(fanin(c, B, 'L', Y, W, s, x));
+  HLA_CALL(fanin(c, B, 'U', Y, W, s, x));
+  return fanin_to_b(c, B, Y);
 }

@@ -189,11 +189,13 @@ int mm_3d(const mm3d_args *x) {
     /* An explicit broadcast algorithm is used for the reduction too (the profiler counts it). */
     const hbsp_coll *rhow =
         x->how && x->how->alg != HBSP_AUTO && x->how->alg != HBSP_NATIVE ? &how : NULL;
+    /* The public reduction: its workspace is allocated and agreed over the fibre before it
+     * communicates (the internal one fails on its rank alone, its peers waiting). */
     for (int d = 0; d < c && code == HLA_OK; d++) {
       int64_t cntd = counts[d] * (split ? nL : mL);
       if (cntd > 0)
-        code = hbsp_coll_reduce(w.fibre, w.pack + off, w.pack + off, (size_t)cntd, HBSP_DOUBLE,
-                                HBSP_SUM, d, rhow);
+        code = hbsp_reduce(w.fibre, w.pack + off, w.pack + off, (size_t)cntd, HBSP_DOUBLE, HBSP_SUM,
+                           d, rhow);
       if (d == L.l) mine = w.pack + off;
       off += cntd;
     }

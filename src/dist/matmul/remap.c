@@ -96,7 +96,7 @@ int mm_remap(hbsp_env env, char trans, hmat S, const mm_target *T) {
   memset(&sc, 0, sizeof sc);
   int ok = side_build(&sr, tr ? &T->col : &T->row, S->mloc, S->mb, hdist_prow(S), g->M) &&
            side_build(&sc, tr ? &T->row : &T->col, S->nloc, S->nb, hdist_pcol(S), g->N);
-  int64_t mr = side_max(&sr), mc = side_max(&sc);
+  int64_t mr = ok ? side_max(&sr) : 0, mc = ok ? side_max(&sc) : 0;
   int64_t *sbuf = ok ? (int64_t *)hdist_take(g, 2 + mr + mc + mr * mc) : NULL;
   int64_t *rbuf = ok ? (int64_t *)hdist_take(g, 2 + T->mloc + T->nloc + T->mloc * T->nloc) : NULL;
   int code = sbuf && rbuf ? HLA_OK : HBSP_FAIL(env, HLA_ERR_NOMEM, "hmatmul: no memory to remap");
