@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The layering arrows of hla, checked on the #include lines of src/ and include/ and on the calls
-# between the library's objects (nm on the CMake object library hla_obj).
+# between the library's objects (nm on the CMake object library hla_obj, and on libhla_scalapack's
+# own objects where they were built).
 #
 #   scripts/check_layers.sh [--objects DIR]... SOURCE_DIR [BUILD_DIR]
 #
@@ -10,7 +11,8 @@
 # on a clean tree prints one summary line and exits 0 (2: usage error, nothing built).
 #
 # "Use" = include a project header from, or call/reference a global symbol defined in. A layer
-# always uses itself. Every .c/.h under src/ and include/ must belong to a layer; the first row
+# always uses itself; "*" uses every layer. scalapack (libhla_scalapack, src/scalapack) sits on
+# top of everything and no other layer may use it: no row but its own names it. Every .c/.h under src/ and include/ must belong to a layer; the first row
 # that matches a file wins. Files: "dir/" = everything below dir; otherwise a glob matched within
 # its own folder (src/dist/*.h: the headers directly in src/dist, not those of its subfolders).
 LAYERS='
@@ -24,7 +26,8 @@ plan       | src/dist/plan/                       | public base bsp kernels dist
 layout     | src/dist/layout/                     | public base bsp kernels dist-base plan
 matmul     | src/dist/matmul/                     | public base bsp kernels dist-base plan layout
 lu         | src/dist/lu/                         | public base bsp kernels dist-base plan layout
-top        | src/dist/*.c                         | *
+top        | src/dist/*.c                         | public base kernels bsp dist-base plan layout matmul lu
+scalapack  | src/scalapack/                       | *
 '
 # Further rules for some files, on top of their layer's. Headers: as written (<mpi.h>) or by the
 # folder they resolve under (src/bsp/). Symbols: an extended regex on the undefined symbols.
@@ -50,6 +53,8 @@ src=$(cd "${args[0]}" 2>/dev/null && pwd) || { echo "check_layers: no folder ${a
 if [ ${#args[@]} -eq 2 ]; then
   objdirs=("${args[1]}/CMakeFiles/hla_obj.dir" "${objdirs[@]}")
   [ -d "${objdirs[0]}" ] || { echo "check_layers: no ${objdirs[0]} (build hla first)" >&2; exit 2; }
+  # libhla_scalapack's own objects (the library links hla_obj's besides), where it was built
+  [ -d "${args[1]}/CMakeFiles/hla_scalapack.dir" ] && objdirs+=("${args[1]}/CMakeFiles/hla_scalapack.dir")
 fi
 
 # ---------------------------------------------------------------- the tables, parsed

@@ -6,7 +6,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build}
 shift || true
 
-pkgs="cmake make gcc pkg-config libopenmpi-dev openmpi-bin libopenblas-dev liblapacke-dev libcjson-dev libcunit1-dev clang libscalapack-openmpi-dev hpcc ${HLA_EXTRA_PKGS:-}"
+pkgs="cmake make gcc pkg-config libopenmpi-dev openmpi-bin libopenblas-dev liblapacke-dev libcjson-dev libcunit1-dev clang libscalapack-openmpi-dev scalapack-mpi-test hpcc ${HLA_EXTRA_PKGS:-}"
 missing=""
 for p in $pkgs; do
   dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

@@ -76,6 +76,11 @@ void hla_settings_parse(hla_settings *s, hla_getenv_fn get, void *ctx, int cores
     if (strcmp(x, "0") != 0 && strcmp(x, "1") != 0)
       say(&r, 0, "HLA_QUIET='%s' is not 0 or 1; advice stays on", quoted(x, q, sizeof q));
   }
+  if ((x = get("HLA_SCALAPACK_REPORT", ctx)) && *x) {
+    s->scalapack_report = strcmp(x, "0") != 0;
+    if (strcmp(x, "0") != 0 && strcmp(x, "1") != 0)
+      say(&r, 0, "HLA_SCALAPACK_REPORT='%s' is not 0 or 1; the report on", quoted(x, q, sizeof q));
+  }
   if ((x = get("HLA_VIRTUAL_NODES", ctx)) && *x) {
     if (integer(x, 1, 1 << 20, &v))
       s->virtual_nodes = (int)v;

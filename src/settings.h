@@ -30,6 +30,7 @@ typedef struct {
   int64_t plan_n;                  /* HLA_PLAN_N: order hgrid_create(0, 0) plans for; 0: default */
   char profile[HLA_SETTINGS_PATH]; /* HLA_PROFILE: JSON profile path; "": none */
   char machine[HLA_SETTINGS_PATH]; /* HLA_MACHINE_FILE: path, "none"/"off"; "": the default */
+  int scalapack_report; /* HLA_SCALAPACK_REPORT: 1 has libhla_scalapack print its calls at exit */
 } hla_settings;
 
 /* Where the values come from: getenv when get is NULL. */

@@ -93,5 +93,12 @@ EOF
     --objects "$tmp/call_lu_matmul.o" "$tmp/call_lu_matmul" "$build"
 else ko "lu/planted.c calling mm_summa (does not compile)" "$cc_out"; fi
 
+# (8) the top of hla reaching into libhla_scalapack, which nothing may use
+copy inc_top_scalapack
+sed -i '1i #include "scalapack/scalapack_impl.h"' "$tmp/inc_top_scalapack/src/dist/calibrate.c"
+expect "dist/calibrate.c including scalapack/scalapack_impl.h" \
+  "src/dist/calibrate.c:1: top must not include scalapack/scalapack_impl.h (scalapack)" \
+  "$tmp/inc_top_scalapack"
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

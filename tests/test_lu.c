@@ -328,7 +328,7 @@ static void test_bad_arguments(void) {
   int64_t ipiv[7];
   hmat A = ht_mat(t.g, n, n, 2, 2, ht_entry, &seed);
   hmat B = ht_mat(t.g, n, 2, 2, 2, ht_entry, &seed);
-  hmat R = ht_mat(t.g, n, n - 1, 2, 2, NULL, NULL); /* not square */
+  hmat R = ht_mat(t.g, n, n - 1, 2, 2, NULL, NULL); /* not square (zero) */
   hmat S = ht_mat(t.g, n, n, 2, 3, NULL, NULL);     /* blocks not square */
   hmat W = ht_mat(t.g, n + 1, 2, 2, 2, NULL, NULL); /* wrong rows */
   hmat O = ht_mat(t2.g, n, 2, 2, 2, NULL, NULL);    /* other grid */
@@ -336,7 +336,8 @@ static void test_bad_arguments(void) {
 
   CU_ASSERT_EQUAL(hlu_factor(NULL, ipiv, NULL), HLA_ERR_ARG);
   CU_ASSERT_EQUAL(hlu_factor(A, NULL, NULL), HLA_ERR_ARG);
-  CU_ASSERT_EQUAL(hlu_factor(R, ipiv, NULL), HLA_ERR_DIM);
+  CU_ASSERT_EQUAL(hlu_factor(R, ipiv, NULL), HLA_ERR_SINGULAR); /* rectangular: factored, zero */
+  CU_ASSERT_EQUAL(hlu_solve(R, ipiv, B, NULL), HLA_ERR_DIM);    /* but not solved with */
   CU_ASSERT_EQUAL(hlu_factor(S, ipiv, NULL), HLA_ERR_DIST);
   CU_ASSERT(strstr(hgrid_errmsg(t.g), "square blocks") != NULL);
   hla_opts o = HLA_OPTS_INIT;

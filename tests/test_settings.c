@@ -30,20 +30,28 @@ static void test_defaults(void) {
   hla_settings s = parse(env, 8, msg, &e, &w);
   CU_ASSERT(e == 0 && w == 0 && msg[0] == 0);
   CU_ASSERT(s.trace == 0 && s.quiet == 0 && s.virtual_nodes == 0 && s.num_threads == 0 &&
-            s.plan == HLA_PLAN_AUTO && s.plan_n == 0 && s.profile[0] == 0 && s.machine[0] == 0);
+            s.plan == HLA_PLAN_AUTO && s.plan_n == 0 && s.profile[0] == 0 && s.machine[0] == 0 &&
+            s.scalapack_report == 0);
 }
 
 static void test_good_values(void) {
-  const char *env[] = {"HLA_TRACE=1",           "HLA_VIRTUAL_NODES=3", "HLA_NUM_THREADS=2",
-                       "HLA_PLAN=load",         "HLA_PLAN_N=2048",     "HLA_PROFILE=/tmp/p.json",
-                       "HLA_MACHINE_FILE=none", "HLA_QUIET=1",         NULL};
+  const char *env[] = {"HLA_TRACE=1",
+                       "HLA_VIRTUAL_NODES=3",
+                       "HLA_NUM_THREADS=2",
+                       "HLA_PLAN=load",
+                       "HLA_PLAN_N=2048",
+                       "HLA_PROFILE=/tmp/p.json",
+                       "HLA_MACHINE_FILE=none",
+                       "HLA_QUIET=1",
+                       "HLA_SCALAPACK_REPORT=1",
+                       NULL};
   char msg[1024];
   int e, w;
   hla_settings s = parse(env, 8, msg, &e, &w);
   CU_ASSERT(e == 0 && w == 0);
   CU_ASSERT(s.trace == 1 && s.quiet == 1 && s.virtual_nodes == 3 && s.num_threads == 2 &&
             s.plan == HLA_PLAN_LOAD && s.plan_n == 2048 && strcmp(s.profile, "/tmp/p.json") == 0 &&
-            strcmp(s.machine, "none") == 0);
+            strcmp(s.machine, "none") == 0 && s.scalapack_report == 1);
 }
 
 /* Speed-only variables: a warning naming the variable, and the default. */
@@ -66,12 +74,13 @@ static void test_warnings(void) {
   hla_settings s = parse(many, 8, msg, &e, &w); /* cut to the node's cores */
   CU_ASSERT(s.num_threads == 8 && e == 0 && w == 1 && strstr(msg, "8 cores") != NULL);
   const char *env[] = {"HLA_PLAN=garbage", "HLA_PLAN_N=99999999999999", "HLA_TRACE=yes",
-                       "HLA_QUIET=yes", NULL};
+                       "HLA_QUIET=yes",    "HLA_SCALAPACK_REPORT=on",   NULL};
   s = parse(env, 8, msg, &e, &w);
-  CU_ASSERT(s.plan == HLA_PLAN_AUTO && s.plan_n == 0 && s.trace == 1 && s.quiet == 0 && e == 0 &&
-            w == 4);
+  CU_ASSERT(s.plan == HLA_PLAN_AUTO && s.plan_n == 0 && s.trace == 1 && s.quiet == 0 &&
+            s.scalapack_report == 1 && e == 0 && w == 5);
   CU_ASSERT(strstr(msg, "HLA_PLAN='garbage'") && strstr(msg, "HLA_PLAN_N=") &&
-            strstr(msg, "HLA_TRACE") && strstr(msg, "HLA_QUIET='yes'"));
+            strstr(msg, "HLA_TRACE") && strstr(msg, "HLA_QUIET='yes'") &&
+            strstr(msg, "HLA_SCALAPACK_REPORT='on'"));
 }
 
 /* Variables that change what is computed or written: errors. */

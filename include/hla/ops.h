@@ -92,18 +92,23 @@ typedef struct {
 HLA_API int hmatmul(char transa, char transb, double alpha, hmat A, hmat B, double beta, hmat C,
                     const hla_opts *opts);
 
-/** P A = L U in place, by right-looking blocked LU with partial pivoting (square blocks nb = mb
- *  required: HLA_ERR_DIST otherwise). ipiv[0..n) (local, out, replicated on every rank): 0-based
- *  global row interchanges in LAPACK order (row i was swapped with row ipiv[i] >= i).
- *  @return HLA_ERR_SINGULAR (every rank) when a pivot is exactly zero; the factorisation is still
- *  completed as dgetrf does, and the first zero pivot is in *opts->info_out. HLA_ERR_NONFINITE
- *  (every rank, A untouched) when A holds Inf or NaN. HLA_ERR_DIM if A is not square.
+/** P A = L U in place, by right-looking blocked LU with partial pivoting, as LAPACK's dgetrf: A is
+ *  m x n (any m, n >= 0), L m x min(m, n) unit lower trapezoidal, U min(m, n) x n upper
+ *  trapezoidal (square blocks nb = mb required: HLA_ERR_DIST otherwise). ipiv[0..min(m, n))
+ *  (local, out, replicated on every rank; nothing past it is written): 0-based global row
+ *  interchanges in LAPACK order (row i was swapped with row ipiv[i] >= i). A rectangular A is
+ *  factored as the square max(m, n) matrix padded with zeros, which gives dgetrf's pivots and
+ *  factors (src/dist/lu/lu.c: factor_padded), at that square matrix's cost.
+ *  @return HLA_ERR_SINGULAR (every rank) when a pivot U(k, k), k < min(m, n), is exactly zero;
+ *  the factorisation is still completed as dgetrf does, and the first zero pivot is in
+ *  *opts->info_out. HLA_ERR_NONFINITE (every rank, A untouched) when A holds Inf or NaN.
  *  HLA_ERR_NOMEM (every rank, A and ipiv untouched) when the workspaces cannot be allocated; the
  *  first factorisation of a size on a grid also grows the grid's message queues inside its loop,
  *  where a failure is one rank's alone (src/dist/lu/lu.c).
  *  @par Collective over HGRID_ALL of A's grid (inside, only process rows and columns synchronise).
- *  BSP cost (M x N grid, P = M N): 2 n^3 / (3 P) flops + O(n^2 (1/M + 1/N)) words
- *  + O(n) l_col + O(n / nb) l_row; per block step in src/dist/lu/factor.c. */
+ *  BSP cost (M x N grid, P = M N, square n x n): 2 n^3 / (3 P) flops + O(n^2 (1/M + 1/N)) words
+ *  + O(n) l_col + O(n / nb) l_row; per block step in src/dist/lu/factor.c. m x n: that of
+ *  n = max(m, n), plus two copies of A (hmat_redistribute_part). */
 HLA_API int hlu_factor(hmat A, int64_t *ipiv, const hla_opts *opts);
 
 /** B := A^-1 B from the factors of hlu_factor (LU, ipiv). B is n x nrhs (nrhs >= 0) on the same
@@ -113,6 +118,14 @@ HLA_API int hlu_factor(hmat A, int64_t *ipiv, const hla_opts *opts);
  *  @par Collective over HGRID_ALL of LU's grid. BSP cost: 2 n^2 nrhs / P flops + O(n^2 / M + n
  *  nrhs_loc) words + O(n / nb) (l_row + l_col); src/dist/lu/solve.c. */
 HLA_API int hlu_solve(hmat LU, const int64_t *ipiv, hmat B, const hla_opts *opts);
+
+/** B := A^-T B (trans 'T' or 'C') or A^-1 B ('N', as hlu_solve) from the factors of hlu_factor
+ *  (LU, ipiv): A^T = U^T L^T P, solved as B := P^T L^-T U^-T B (LAPACK's dgetrs with trans).
+ *  Arguments and errors as hlu_solve, and HLA_ERR_ARG for another trans (global).
+ *  @par Collective over HGRID_ALL of LU's grid. BSP cost: hlu_solve's, and for 'T' a transposed
+ *  copy of the factors first (one superstep, n^2 / P words per rank, and as much memory while it
+ *  runs); src/dist/lu/solve.c. */
+HLA_API int hlu_solve_trans(char trans, hmat LU, const int64_t *ipiv, hmat B, const hla_opts *opts);
 
 /** hlu_factor then hlu_solve: A is overwritten by its factors, B by the solution (B unchanged
  *  when A is singular, as LAPACK's dgesv; A, ipiv and B untouched on HLA_ERR_NOMEM from the

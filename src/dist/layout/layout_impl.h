@@ -98,6 +98,12 @@ int hdist_unshift(hmat X, int copy, hmat *T);
  * Collective over HGRID_ALL of X's grid; errors agreed. */
 int hdist_reshift(hmat X, hmat *T, int copy);
 
+/* dst := src^T: src m x n, dst n x m (else HLA_ERR_DIM), any layouts over the same ranks (as
+ * hmat_redistribute; the caller agrees on the sizes and handles beforehand). One
+ * superstep of BSMP messages on src's ALL environment, each transposed while it is unpacked.
+ * Collective over HGRID_ALL of src's grid; errors agreed. BSP cost: as hmat_redistribute. */
+int hdist_transpose(hmat src, hmat dst);
+
 /* Allocate max(count, 1) doubles, zeroed, 64-byte aligned (from 2 MiB: 2 MiB aligned, with
  * transparent huge pages asked for); free() frees it. NULL only on failure. */
 double *hdist_alloc(int64_t count);

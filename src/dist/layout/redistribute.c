@@ -106,6 +106,14 @@ static void *alloc_n(int64_t n, size_t size) {
   return malloc((size_t)(n > 0 ? n : 1) * size);
 }
 
+/* The transpose of a packed nr x nc block (src rows x src columns): its entry (i, j) lands at dst
+ * row drows[j], dst column dcols[i]. Cost nr nc words. */
+static void transposed_unpack(int64_t nr, const int64_t *dcols, int64_t nc, const int64_t *drows,
+                              const double *buf, double *A, int64_t lda) {
+  for (int64_t j = 0; j < nc; j++)
+    for (int64_t i = 0; i < nr; i++) A[drows[j] + dcols[i] * lda] = buf[i + j * nr];
+}
+
 /* The part copied: m x n entries, src's from (si, sj), dst's from (di, dj). */
 typedef struct {
   int64_t si, sj, di, dj, m, n;
@@ -217,6 +225,98 @@ static int copy_part(hbsp_env env, hmat src, hmat dst, part q, const char *fn) {
       break;
     }
     hkern_unpack_idx(nr, w.drs + w.dro[sr], nc, w.dcs + w.dco[sc], w.rbuf + 1, dst->data, dst->lld);
+  }
+  ws_free(&w);
+  HLA_CALL(hbsp_agree(env, code));
+  return HLA_OK;
+}
+
+/* ---------------------------------------------------------------- transposed copy */
+
+/* dst := src^T, as copy_part with rows and columns exchanged between the sides: my src rows are
+ * grouped by the dst process column they land in, my src columns by the dst process row, and a
+ * message (src rows x src columns, packed as in copy_part) is unpacked transposed. */
+int hdist_transpose(hmat src, hmat dst) {
+  static const char fn[] = "hdist_transpose";
+  hgrid gs = src->g, gd = dst->g;
+  hbsp_env env = gs->all;
+  int P = hbsp_size(env), me = hbsp_rank(env), code = HLA_OK, ident = 1;
+  int Ms = gs->M, Ns = gs->N, Md = gd->M, Nd = gd->N;
+  redist_ws w;
+  memset(&w, 0, sizeof w);
+  if (src->m != dst->n || src->n != dst->m)
+    code = HBSP_FAIL(env, HLA_ERR_DIM, "%s: %lld x %lld into %lld x %lld", fn, (long long)src->m,
+                     (long long)src->n, (long long)dst->m, (long long)dst->n);
+  else if ((w.d2s = alloc_n(P, sizeof(int))) == NULL)
+    code = HBSP_FAIL(env, HLA_ERR_NOMEM, "%s: out of memory", fn);
+  else
+    code = rank_map(gs, gd, w.d2s, &ident);
+  if (code == HLA_OK) {
+    w.srs = alloc_n(src->mloc, sizeof(int64_t)), w.scs = alloc_n(src->nloc, sizeof(int64_t));
+    w.drs = alloc_n(dst->mloc, sizeof(int64_t)), w.dcs = alloc_n(dst->nloc, sizeof(int64_t));
+    w.sro = alloc_n(Nd + 1, sizeof(int64_t)), w.sco = alloc_n(Md + 1, sizeof(int64_t));
+    w.dro = alloc_n(Ns + 1, sizeof(int64_t)), w.dco = alloc_n(Ms + 1, sizeof(int64_t));
+    if (w.srs && w.scs && w.drs && w.dcs && w.sro && w.sco && w.dro && w.dco) {
+      side sr = {src->mloc, src->mb, 0, gs->myrow, Ms, src->rsrc};
+      side sc = {src->nloc, src->nb, 0, gs->mycol, Ns, src->csrc};
+      side dr = {dst->mloc, dst->mb, 0, gd->myrow, Md, dst->rsrc};
+      side dc = {dst->nloc, dst->nb, 0, gd->mycol, Nd, dst->csrc};
+      group_indices(sr, dc, src->m, w.sro, w.srs); /* src rows by dst process column */
+      group_indices(sc, dr, src->n, w.sco, w.scs); /* src columns by dst process row */
+      group_indices(dr, sc, dst->m, w.dro, w.drs); /* dst rows by src process column */
+      group_indices(dc, sr, dst->n, w.dco, w.dcs); /* dst columns by src process row */
+      w.g = gs;
+      w.sbuf = hdist_take(gs, 1 + max_group(w.sro, Nd) * max_group(w.sco, Md));
+      w.rbuf = hdist_take(gs, 1 + max_group(w.dro, Ns) * max_group(w.dco, Ms));
+    }
+    if (!w.sbuf || !w.rbuf) code = HBSP_FAIL(env, HLA_ERR_NOMEM, "%s: out of memory", fn);
+  }
+  code = hbsp_agree(env, code);
+  if (code != HLA_OK) {
+    ws_free(&w);
+    HLA_CALL(code);
+  }
+  for (int dr = 0; dr < Md && code == HLA_OK; dr++) {
+    int64_t nc = w.sco[dr + 1] - w.sco[dr]; /* my src columns that become dst row dr's rows */
+    for (int dc = 0; dc < Nd && code == HLA_OK; dc++) {
+      int64_t nr = w.sro[dc + 1] - w.sro[dc];
+      int to = w.d2s[dr * Nd + dc];
+      if (nr * nc == 0) continue;
+      int64_t h = me;
+      memcpy(w.sbuf, &h, sizeof h);
+      hkern_pack_idx(nr, w.srs + w.sro[dc], nc, w.scs + w.sco[dr], src->data, src->lld, w.sbuf + 1);
+      if (to == me) {
+        transposed_unpack(nr, w.dcs + w.dco[gs->myrow], nc, w.drs + w.dro[gs->mycol], w.sbuf + 1,
+                          dst->data, dst->lld);
+      } else {
+        code = hbsp_send(env, to, NULL, w.sbuf, (size_t)(nr * nc + 1) * sizeof(double));
+      }
+    }
+  }
+  int e = hbsp_sync(env);
+  if (e == HLA_OK) e = hbsp_agree(env, code);
+  if (e != HLA_OK) {
+    ws_free(&w);
+    HLA_CALL(e);
+  }
+  size_t nmsg = 0, nbytes = 0;
+  hbsp_qsize(env, &nmsg, &nbytes);
+  size_t cap = (size_t)(1 + max_group(w.dro, Ns) * max_group(w.dco, Ms)) * sizeof(double);
+  for (size_t k = 0; k < nmsg && code == HLA_OK; k++) {
+    size_t got = 0;
+    int64_t h;
+    code = hbsp_move(env, NULL, w.rbuf, cap, &got);
+    if (code != HLA_OK) break;
+    memcpy(&h, w.rbuf, sizeof h);
+    int sr = (int)(h / Ns), sc = (int)(h % Ns);
+    int64_t nr = h >= 0 && h < P ? w.dco[sr + 1] - w.dco[sr] : -1; /* its src rows: my columns */
+    int64_t nc = h >= 0 && h < P ? w.dro[sc + 1] - w.dro[sc] : -1; /* its src columns: my rows */
+    if (nr < 0 || h == me || got != (size_t)(nr * nc + 1) * sizeof(double)) {
+      code = HBSP_FAIL(env, HLA_ERR_INTERNAL, "%s: unexpected message (%zu bytes)", fn, got);
+      break;
+    }
+    transposed_unpack(nr, w.dcs + w.dco[sr], nc, w.drs + w.dro[sc], w.rbuf + 1, dst->data,
+                      dst->lld);
   }
   ws_free(&w);
   HLA_CALL(hbsp_agree(env, code));

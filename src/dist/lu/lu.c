@@ -361,17 +361,18 @@ void hlu_report(const hlu_ctx *c, const hla_opts *opts, double seconds) {
 /* Sizes are at most this, so that index arithmetic in int64 never overflows. */
 #define HLU_MAX_N ((int64_t)1 << 40)
 
-int hlu_check_matrix(const char *fn, hmat A, const char *name) {
+int hlu_check_matrix(const char *fn, hmat A, const char *name, int square) {
   hbsp_env all = A->g->all;
-  if (A->m != A->n)
+  if (square && A->m != A->n)
     return HBSP_FAIL(all, HLA_ERR_DIM, "%s: %s is %lld x %lld, not square", fn, name,
                      (long long)A->m, (long long)A->n);
   if (A->mb != A->nb)
     return HBSP_FAIL(all, HLA_ERR_DIST,
                      "%s: %s has %d x %d blocks; LU needs square blocks (mb = nb)", fn, name, A->mb,
                      A->nb);
-  if (A->n > HLU_MAX_N)
-    return HBSP_FAIL(all, HLA_ERR_DIM, "%s: n = %lld is too large", fn, (long long)A->n);
+  if (A->m > HLU_MAX_N || A->n > HLU_MAX_N)
+    return HBSP_FAIL(all, HLA_ERR_DIM, "%s: %lld x %lld is too large", fn, (long long)A->m,
+                     (long long)A->n);
   return HLA_OK;
 }
 
@@ -395,6 +396,46 @@ int hlu_finish(hlu_ctx *c, const char *fn, const hla_opts *opts, double t0) {
   return HLA_OK;
 }
 
+/* An m x n matrix, m != n: factored as the square s x s matrix, s = max(m, n), that has A in its
+ * top left corner and zeros elsewhere, on A's grid and square blocks. With zero padding the first
+ * k = min(m, n) steps choose dgetrf's pivots (a padded row or column is zero, so it never wins a
+ * pivot search over a real entry, and a tie goes to the lowest row, a real one) and produce its L
+ * and U; the padded rows and columns stay zero, so the later steps find zero pivots and swap
+ * nothing. Those zero pivots are the padding's, not A's: only one before k is reported. Costs
+ * the square factorisation's 2 s^3 / (3 P) flops, plus two copies (hmat_redistribute_part). */
+static int factor_padded(hmat A, int64_t *ipiv, const hla_opts *opts) {
+  const int64_t m = A->m, n = A->n, k = m < n ? m : n, s = m > n ? m : n;
+  hbsp_env all = A->g->all;
+  if (opts && opts->info_out) *opts->info_out = -1;
+  if (k == 0) return HLA_OK; /* no step, no pivot */
+  hmat T;
+  HLA_CALL(hmat_create(A->g, s, s, A->nb, A->nb, &T)); /* zero-filled */
+  int64_t *piv = malloc((size_t)s * sizeof *piv), info = -1;
+  int code =
+      piv ? HLA_OK
+          : HBSP_FAIL(all, HLA_ERR_NOMEM, "hlu_factor: no memory for %lld pivots", (long long)s);
+  code = hbsp_agree(all, code);
+  if (code == HLA_OK) code = hmat_redistribute_part(A, 0, 0, T, 0, 0, m, n);
+  hla_opts o = HLA_OPTS_INIT;
+  if (opts) o = *opts;
+  o.info_out = &info;
+  if (code == HLA_OK) code = hlu_factor(T, piv, &o);
+  if (code == HLA_ERR_SINGULAR && info >= k) code = HLA_OK, info = -1; /* the padding's */
+  if (code == HLA_OK || code == HLA_ERR_SINGULAR) {
+    int e = hmat_redistribute_part(T, 0, 0, A, 0, 0, m, n);
+    if (e != HLA_OK) code = e;
+    memcpy(ipiv, piv, (size_t)k * sizeof *ipiv);
+    if (opts && opts->info_out) *opts->info_out = info;
+  }
+  if (code == HLA_ERR_SINGULAR) /* the inner call's message, with the agreed code */
+    code = HBSP_FAIL_ALL(all, HLA_ERR_SINGULAR,
+                         "hlu_factor: U(%lld,%lld) is exactly zero: the matrix is singular",
+                         (long long)info, (long long)info);
+  free(piv);
+  hmat_free(&T);
+  return code;
+}
+
 /* hlu_factor: see include/hla/ops.h. Collective over HGRID_ALL of A's grid; BSP cost above (plus
  * the checks: two allreduces over ALL, and hlu_setup). */
 int hlu_factor(hmat A, int64_t *ipiv, const hla_opts *opts) {
@@ -406,8 +447,8 @@ int hlu_factor(hmat A, int64_t *ipiv, const hla_opts *opts) {
   int same, code = hlu_opts_check(all, fn, opts, v);
   HLA_CALL(hdist_check_same(all, v, HLU_NOPTS, &same));
   if (!same) code = HBSP_FAIL(all, HLA_ERR_ARG, "%s: the options differ between ranks", fn);
-  if (code == HLA_OK) code = hlu_check_matrix(fn, A, "A");
-  if (code == HLA_OK && ipiv == NULL && A->n > 0)
+  if (code == HLA_OK) code = hlu_check_matrix(fn, A, "A", 0);
+  if (code == HLA_OK && ipiv == NULL && A->m > 0 && A->n > 0)
     code = HBSP_FAIL(all, HLA_ERR_ARG, "%s: ipiv is NULL", fn);
   if (code == HLA_OK) code = hlu_check_finite(fn, A); /* before anything changes */
   HLA_CALL(hbsp_agree(all, code));
@@ -418,6 +459,7 @@ int hlu_factor(hmat A, int64_t *ipiv, const hla_opts *opts) {
     int e = hdist_reshift(A, &T, code == HLA_OK || code == HLA_ERR_SINGULAR);
     return code != HLA_OK ? code : e;
   }
+  if (A->m != A->n) return factor_padded(A, ipiv, opts);
 
   hlu_ctx c;
   HLA_CALL(hlu_setup(&c, A, opts));

@@ -149,9 +149,10 @@ int hlu_teardown(hlu_ctx *ctx);
  * (the caller agrees). */
 int hlu_workspace(hlu_ctx *ctx, int factor, hmat B);
 
-/* Local checks of a matrix argument (name for messages): square (HLA_ERR_DIM), square blocks
- * (HLA_ERR_DIST). Error recorded on its grid's ALL environment; the caller agrees. */
-int hlu_check_matrix(const char *fn, hmat A, const char *name);
+/* Local checks of a matrix argument (name for messages): square when square is set (HLA_ERR_DIM),
+ * square blocks (HLA_ERR_DIST), sizes in range. Error recorded on its grid's ALL environment; the
+ * caller agrees. */
+int hlu_check_matrix(const char *fn, hmat A, const char *name, int square);
 
 /* HLA_ERR_NONFINITE (recorded, not agreed) if my part of A holds Inf or NaN. Local, mloc nloc. */
 int hlu_check_finite(const char *fn, hmat A);
@@ -345,23 +346,26 @@ int hlu_panel(hlu_ctx *ctx, int64_t j0, int jb, int64_t *ipiv, int64_t *info);
 
 /* ---- trsolve.c ---- */
 
-/* B := op^-1 B with op the unit lower (uplo 'L') or the upper (uplo 'U') triangle of ctx's factors
- * (n x n), B n x nrhs on the same grid with the same row blocks. Right-looking by block rows:
+/* B := op^-1 B with op the lower (uplo 'L') or the upper (uplo 'U') triangle of ctx's matrix
+ * (n x n), with a unit diagonal (diag 'U') or its own ('N'), B n x nrhs on the same grid with the
+ * same row blocks. Right-looking by block rows:
  * the triangle's column block goes along process rows, the solved block of B along process
  * columns, the rest of B is updated by dgemm. Collective over HGRID_ALL. ctx's workspaces must hold
  * lbuf >= mloc nb and ubuf >= nb x (local columns of B). BSP cost per block: a row broadcast of
  * <= mloc nb words, a column broadcast of nb x (local columns of B) words, jb^2 nrhs/N flops of
  * trsm on one process row and 2 mloc jb (local columns of B) of dgemm. */
-int hlu_trsolve(hlu_ctx *ctx, hmat B, char uplo);
+int hlu_trsolve(hlu_ctx *ctx, hmat B, char uplo, char diag);
 
 /* B := U^-1 L^-1 B for B with few columns (HLU_FANIN_MAX_NRHS at most; the caller applied the
- * interchanges): fan-in solves in which only thin vectors move (trsolve.c). Collective over
- * HGRID_ALL; works in ctx->fan (hlu_fanin_words, from hlu_workspace).
+ * interchanges): fan-in solves in which only thin vectors move (trsolve.c). L is ctx's matrix's
+ * lower triangle, U its upper; trans = 0: L has a unit diagonal (the LU factors), 1: U has (the
+ * transposed factors of hlu_solve_trans). Collective over HGRID_ALL; works in ctx->fan
+ * (hlu_fanin_words, from hlu_workspace).
  * BSP cost per block and triangle: a reduce over one process row and a broadcast down one process
  * column of jb nrhs words, 2 R jb nrhs flops on each rank of one process column (N <= M; R its
  * rows below the block) or 2 C jb nrhs on each rank of one process row (N > M, left-looking; C
  * its solved columns); then one superstep of every process row moving n nrhs / M words. */
-int hlu_trsolve_fanin(hlu_ctx *ctx, hmat B);
+int hlu_trsolve_fanin(hlu_ctx *ctx, hmat B, int trans);
 /* Words of ctx->fan for nrhs right-hand sides: (mloc + (N > M ? nloc : mloc) + 2 nb) nrhs. */
 int64_t hlu_fanin_words(const hlu_ctx *ctx, int64_t nrhs);
 

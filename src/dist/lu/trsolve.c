@@ -1,8 +1,10 @@
 /* hla — distributed triangular solves with the LU factors, blocked, many right-hand sides.
  *
- * B := L^-1 B (forward, unit lower) or U^-1 B (backward, upper), B n x nrhs on the factors' grid
- * with the same row blocks. Right-looking by block rows k (rows [j0, j0 + jb), process row pr,
- * process column pc of the factors' column block k):
+ * B := L^-1 B (forward, lower) or U^-1 B (backward, upper), B n x nrhs on the factors' grid with
+ * the same row blocks; either triangle with a unit diagonal or its own (the LU's factors: L unit,
+ * U not; their transposes, which hlu_solve_trans solves with: the other way round). Right-looking
+ * by block rows k (rows [j0, j0 + jb), process row pr, process column pc of the factors' column
+ * block k):
  *   1. the triangle's column block k (my rows below j0 for L, above j0 + jb for U, with the
  *      diagonal block on pr) goes along my process row from pc, to the process columns that hold
  *      columns of B (all of them when nrhs is large: a broadcast);
@@ -40,7 +42,7 @@ static int to_holders(hlu_ctx *c, hmat B, int64_t count, int pc) {
   return HLA_OK;
 }
 
-int hlu_trsolve(hlu_ctx *c, hmat B, char uplo) {
+int hlu_trsolve(hlu_ctx *c, hmat B, char uplo, char diag) {
   const int64_t n = c->n, lld = c->lld, ldb = B->lld, nr = B->nloc;
   const int nb = c->nb, M = c->M, N = c->N, me_r = c->myrow, me_c = c->mycol;
   const int lower = uplo == 'L';
@@ -62,8 +64,7 @@ int hlu_trsolve(hlu_ctx *c, hmat B, char uplo) {
     if (me_r == pr && nr > 0) {
       double *Bk = B->data + il0;
       const double *T = c->lbuf + (il0 - r0);
-      HLA_CALL(hkern_dtrsm('L', lower ? 'L' : 'U', 'N', lower ? 'U' : 'N', jb, nr, 1.0, T, ldl, Bk,
-                           ldb));
+      HLA_CALL(hkern_dtrsm('L', lower ? 'L' : 'U', 'N', diag, jb, nr, 1.0, T, ldl, Bk, ldb));
       hkern_pack(jb, nr, Bk, ldb, c->ubuf);
     }
     /* 3. down my process column (every rank of it has the same nr) */
@@ -101,7 +102,8 @@ int hlu_trsolve(hlu_ctx *c, hmat B, char uplo) {
 
 /* One triangle by fan-in; Y (mloc x nrhs, ld mloc) holds b (U) or receives the solution blocks of
  * my diagonal blocks; for L, b comes from B's holders. */
-static int fanin(hlu_ctx *c, hmat B, char uplo, double *Y, double *W, double *s, double *x) {
+static int fanin(hlu_ctx *c, hmat B, char uplo, char diag, double *Y, double *W, double *s,
+                 double *x) {
   const int64_t n = c->n, lld = c->lld, ld = c->mloc > 1 ? c->mloc : 1, nrhs = B->n;
   const int nb = c->nb, M = c->M, N = c->N, me_r = c->myrow, me_c = c->mycol;
   const int lower = uplo == 'L', left = N > M;
@@ -146,8 +148,7 @@ static int fanin(hlu_ctx *c, hmat B, char uplo, double *Y, double *W, double *s,
         memcpy(x, s, (size_t)(jb * nrhs) * sizeof *x);
       /* 2. */
       if (me_c == pc) {
-        HLA_CALL(
-            hkern_dtrsm('L', uplo, 'N', lower ? 'U' : 'N', jb, nrhs, 1.0, Tk + il0, lld, x, jb));
+        HLA_CALL(hkern_dtrsm('L', uplo, 'N', diag, jb, nrhs, 1.0, Tk + il0, lld, x, jb));
         for (int64_t j = 0; j < nrhs; j++) memcpy(Y + il0 + j * ld, x + j * jb, jb * sizeof *x);
       }
     }
@@ -225,11 +226,11 @@ int64_t hlu_fanin_words(const hlu_ctx *c, int64_t nrhs) {
   return (ld + lw + 2 * (int64_t)c->nb) * nrhs;
 }
 
-int hlu_trsolve_fanin(hlu_ctx *c, hmat B) {
+int hlu_trsolve_fanin(hlu_ctx *c, hmat B, int trans) {
   const int64_t ld = c->mloc > 1 ? c->mloc : 1, nrhs = B->n, nb = c->nb;
   const int64_t lw = c->N > c->M ? (c->nloc > 1 ? c->nloc : 1) : ld; /* W, or Xm (fanin) */
   double *Y = c->fan, *W = Y + ld * nrhs, *s = W + lw * nrhs, *x = s + nb * nrhs;
-  HLA_CALL(fanin(c, B, 'L', Y, W, s, x));
-  HLA_CALL(fanin(c, B, 'U', Y, W, s, x));
+  HLA_CALL(fanin(c, B, 'L', trans ? 'N' : 'U', Y, W, s, x));
+  HLA_CALL(fanin(c, B, 'U', trans ? 'U' : 'N', Y, W, s, x));
   return fanin_to_b(c, B, Y);
 }
