@@ -41,6 +41,8 @@ typedef struct {
   hgrid g, g2; /* M x N, and (redistribution) N x M over the same ranks */
   int M, N;
   hmat A, B, C, D;
+  hbsp_env e;    /* made by the call (hbsp_init, hbsp_split, ...) */
+  hbsp_env twin; /* w's ranks in reverse order, for g2 */
   int64_t ipiv[NMAX];
   double in[NMAX], out[NMAX]; /* collectives: this rank's input, the output buffer */
 } obj;
@@ -221,9 +223,15 @@ static void again_solve(obj *o, const fop *f) {
   fill(o->B, 4);
 }
 
-/* hmat_redistribute: from A (M x N grid) into D (on g2 when opts.groups is set, else on g) */
+/* hmat_redistribute: from A (M x N grid) into D: on g (opts.groups = 0), or on g2, an N x M grid
+ * over the same ranks in the same order (1) or reversed (2). */
 static void make_redist(obj *o, const fop *f) {
-  if (f->opts.groups) CU_ASSERT_EQUAL(hgrid_create(o->w, o->N, o->M, &o->g2), HLA_OK);
+  hbsp_env on = o->w;
+  if (f->opts.groups == 2) {
+    CU_ASSERT_EQUAL(hbsp_reorder(o->w, -hbsp_rank(o->w), &o->twin), HLA_OK);
+    on = o->twin;
+  }
+  if (f->opts.groups) CU_ASSERT_EQUAL(hgrid_create(on, o->N, o->M, &o->g2), HLA_OK);
   o->A = mat(o->g, MM_M, MM_N, 5, 7);
   o->D = mat(f->opts.groups ? o->g2 : o->g, MM_M, MM_N, 3, 4);
   fill(o->A, 0), fill(o->D, 1);
@@ -262,6 +270,28 @@ static void again_small(obj *o, const fop *f) {
 }
 static int made_dup(const obj *o, const fop *f) {
   return o->D != NULL;
+}
+
+/* The BSP layer's environments: hbsp_init, hbsp_split, hbsp_reorder, hbsp_node into o->e; the kind
+ * in opts.groups. */
+static int call_env(obj *o, const fop *f) {
+  int r = hbsp_rank(o->w);
+  switch (f->opts.groups) {
+  case 0:
+    return hbsp_init(MPI_COMM_WORLD, &o->e);
+  case 1:
+    return hbsp_split(o->w, r % 2, -r, &o->e);
+  case 2:
+    return hbsp_reorder(o->w, -r, &o->e);
+  default:
+    return hbsp_node(o->w, &o->e);
+  }
+}
+static void again_env(obj *o, const fop *f) {
+  if (o->e) CU_ASSERT_EQUAL(hbsp_free(&o->e), HLA_OK);
+}
+static int made_env(const obj *o, const fop *f) {
+  return o->e != NULL;
 }
 
 /* The BSP collectives (public: agreed) on the world environment; the kind in opts.groups. */
@@ -321,6 +351,7 @@ static int call_sync(obj *o, const fop *f) {
 /* What was covered on this rank: cases, failures, fallbacks, and the distinct call sites of the
  * failed allocations as offsets in the program (the same on every rank), with their callers. */
 typedef struct {
+  double t_open, t_close, t_case; /* seconds in obj_open, obj_close and whole cases */
   long cases, fired, tolerated;
   int nsites;
   long sites[1024][2];
@@ -378,8 +409,10 @@ static void obj_open(obj *o, const fop *f) {
 
 static void obj_close(obj *o) {
   hmat_free(&o->A), hmat_free(&o->B), hmat_free(&o->C), hmat_free(&o->D);
+  if (o->e) CU_ASSERT_EQUAL(hbsp_free(&o->e), HLA_OK);
   if (o->g) CU_ASSERT_EQUAL(hgrid_free(&o->g), HLA_OK);
   if (o->g2) CU_ASSERT_EQUAL(hgrid_free(&o->g2), HLA_OK);
+  if (o->twin) CU_ASSERT_EQUAL(hbsp_free(&o->twin), HLA_OK);
   CU_ASSERT_EQUAL(hbsp_free(&o->w), HLA_OK);
 }
 
@@ -395,8 +428,10 @@ static int expect(int ok, const fop *f, int rank, long k, const char *what, int 
 /* The k-th allocation of rank `rank` fails during f; ref: the unarmed run's outputs. */
 static void one_case(const fop *f, int rank, long k, snap_t ref) {
   int me = ht_rank();
+  double t0 = MPI_Wtime();
   obj o;
   obj_open(&o, f);
+  T.t_open += MPI_Wtime() - t0;
   snap_t before = snap(&o, f->keep);
   watch(f->name, rank, k, "the call");
   armed_here = me == rank;
@@ -441,7 +476,10 @@ static void one_case(const fop *f, int rank, long k, snap_t ref) {
   expect(ht_all(MPI_COMM_WORLD, code == HLA_OK && right), f, rank, k,
          "the clean call after the failure did not give the right result", code);
   if (f->made) f->again(&o, f);
+  double t1 = MPI_Wtime();
   obj_close(&o);
+  T.t_close += MPI_Wtime() - t1;
+  T.t_case += MPI_Wtime() - t0;
   alarm(0);
   T.cases += me == rank;
 }
@@ -579,6 +617,8 @@ static void test_hmat_redistribute(void) {
   run_both(f);
   f.name = "hmat_redistribute (transposed grid)", f.opts.groups = 1;
   run_both(f);
+  f.name = "hmat_redistribute (transposed grid, ranks reversed)", f.opts.groups = 2;
+  run_both(f);
 }
 
 static void test_hmat_small(void) {
@@ -590,6 +630,19 @@ static void test_hmat_small(void) {
     f.opts.groups = kind;
     if (kind == 2) f.made = made_dup;
     run_both(f);
+  }
+}
+
+static void test_hbsp_envs(void) {
+  static const char *const names[] = {"hbsp_init", "hbsp_split", "hbsp_reorder", "hbsp_node"};
+  for (int kind = 0; kind < 4; kind++) {
+    fop f = {.name = names[kind],
+             .make = make_none,
+             .call = call_env,
+             .again = again_env,
+             .made = made_env};
+    f.opts.groups = kind;
+    run_op(&f);
   }
 }
 
@@ -635,6 +688,9 @@ static void test_summary(void) {
     printf("\n  %ld cases, %ld failed an allocation (%ld absorbed by a fallback); distinct call "
            "sites of the failed allocations: %d (with their callers: %d) ",
            s[0], s[1], s[2], distinct(all, ns, 0), distinct(all, ns, 1));
+    if (getenv("FAULT_VERBOSE"))
+      printf("\n  rank 0: %.1f s in cases, %.1f s of it making and %.1f s freeing the objects",
+             T.t_case, T.t_open, T.t_close);
     if (getenv("FAULT_VERBOSE")) /* for addr2line -e test_fault_alloc */
       for (int i = 0; i < ns; i++) printf("\n  site 0x%lx 0x%lx", all[i][0], all[i][1]);
   }
@@ -644,6 +700,6 @@ static void test_summary(void) {
 void hla_test_register(void) {
   HT_SUITE("fault_alloc", test_hgrid_create, test_hmat_create, test_hmatmul_summa,
            test_hmatmul_hsumma, test_hmatmul_3d, test_hlu_factor, test_hla_gesv, test_hlu_solve,
-           test_hmat_redistribute, test_hmat_small, test_hbsp_collectives, test_hbsp_sync,
-           test_summary);
+           test_hmat_redistribute, test_hmat_small, test_hbsp_envs, test_hbsp_collectives,
+           test_hbsp_sync, test_summary);
 }

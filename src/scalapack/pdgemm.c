@@ -2,7 +2,8 @@
  *
  * As PBLAS's pdgemm_ (PBLAS/SRC/pdgemm_.c): descriptors of type 1 or 2, the checks of PB_Cchkmat
  * with PBLAS's INFO (positions TRANSA 1, TRANSB 2, M 3, N 4, K 5, A's descriptor 10, B's 14,
- * C's 19; an entry e of an 11-entry descriptor counts as e), an illegal argument reported through
+ * C's 19; a descriptor's entries numbered as in PBLAS's 11-entry form, a 9-entry descriptor's too,
+ * since PBLAS converts it first: its MB_ is entry 7), an illegal argument reported through
  * PB_Cabort, the quick returns (M = 0, N = 0, or alpha = 0 or K = 0 with beta = 1) and alpha = 0
  * or K = 0 as a scaling of sub(C) alone (A and B not read, as PBLAS promises). Unlike PBLAS, the
  * processes agree on INFO (the smallest), and arguments that must be the same everywhere are
@@ -15,6 +16,9 @@
  * process (ScaLAPACK's routines pass parts of one array) is copied before C is written.
  * BSP cost: hmatmul's (see src/dist/matmul), plus one allreduce of the checks and, per copied
  * operand, a redistribution of its part (twice for C when beta != 0).
+ * Collective over the processes of A's BLACS context (the first call on a context makes its grid:
+ * context.c); arguments global but the local arrays and the descriptors' LLD, as PBLAS documents
+ * them. A process outside the context gets PBLAS's INFO -1002 through PB_Cabort, alone.
  */
 #include <ctype.h>
 #include <stdint.h>

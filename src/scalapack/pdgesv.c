@@ -8,6 +8,9 @@
  * ScaLAPACK's alignment refusals (-4, -5, -606, -9, -1106) are not errors here: copies.
  * In place as pdgetrf and pdgetrs; Inf or NaN in sub(A): NaN factors and solution, as pdgetrf.
  * BSP cost: hla_gesv's, one allreduce of the checks, and the copies' redistributions.
+ * Collective over the processes of A's BLACS context; arguments global but A, B, IPIV and the
+ * descriptors' LLD (local), as ScaLAPACK documents them. A process outside the context returns at
+ * once with INFO -602 (PXERBLA).
  */
 #include <math.h>
 #include <stdio.h>

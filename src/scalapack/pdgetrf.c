@@ -14,6 +14,9 @@
  * and INFO 0, with a warning: what ScaLAPACK leaves there is no better.
  * BSP cost: hlu_factor's (src/dist/lu), plus one allreduce of the checks and, on a copy, two
  * redistributions of sub(A).
+ * Collective over the processes of A's BLACS context (the first call on a context makes its grid:
+ * context.c); arguments global but A, IPIV and the descriptor's LLD (local), as ScaLAPACK
+ * documents them. A process outside the context returns at once with INFO -602 (PXERBLA).
  */
 #include <math.h>
 #include <stdio.h>

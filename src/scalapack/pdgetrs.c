@@ -13,6 +13,9 @@
  * first block on process (0, 0), sub(B) when it is all of B with A's row blocks; else copies.
  * BSP cost: hlu_solve_trans's (src/dist/lu/solve.c), one allreduce of the checks, one of N words
  * down the process columns for IPIV, and the copies' redistributions.
+ * Collective over the processes of A's BLACS context; arguments global but A, B, IPIV and the
+ * descriptors' LLD (local), as ScaLAPACK documents them. A process outside the context returns at
+ * once with INFO -702 (PXERBLA).
  */
 #include <ctype.h>
 #include <stdlib.h>
