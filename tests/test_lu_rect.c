@@ -5,36 +5,6 @@
  */
 #include "test_lu_util.h"
 
-/* ||P A - L U||_1 / (||A||_1 max(m, n) eps) for gathered m x n A (original) and F (factors), ipiv
- * the k = min(m, n) interchanges, 0-based: L is m x k unit lower, U k x n upper. */
-static double rect_residual(int64_t m, int64_t n, const double *A, const double *F,
-                            const int64_t *ipiv) {
-  const int64_t k = m < n ? m : n;
-  double *PA = malloc((size_t)(m * n > 0 ? m * n : 1) * sizeof(double));
-  memcpy(PA, A, (size_t)(m * n) * sizeof(double));
-  for (int64_t r = 0; r < k; r++)
-    if (ipiv[r] != r)
-      for (int64_t j = 0; j < n; j++) {
-        double x = PA[r + j * m];
-        PA[r + j * m] = PA[ipiv[r] + j * m], PA[ipiv[r] + j * m] = x;
-      }
-  double dmax = 0.0, amax = 0.0;
-  for (int64_t j = 0; j < n; j++) {
-    double dc = 0.0, ac = 0.0;
-    for (int64_t i = 0; i < m; i++) {
-      double s = 0.0;
-      for (int64_t q = 0; q <= (i < j ? i : j) && q < k; q++)
-        s += (q == i ? 1.0 : F[i + q * m]) * F[q + j * m];
-      dc += fabs(PA[i + j * m] - s);
-      ac += fabs(A[i + j * m]);
-    }
-    dmax = fmax(dmax, dc), amax = fmax(amax, ac);
-  }
-  free(PA);
-  int64_t big = m > n ? m : n;
-  return big == 0 || amax == 0.0 ? 0.0 : dmax / (amax * (double)big * DBL_EPSILON);
-}
-
 /* LAPACK's dgetrf of the gathered m x n A: pivots (0-based, k of them) into ipiv, factors into F,
  * returns its info (0, or the 1-based first zero pivot). */
 static int lapack_rect(int64_t m, int64_t n, const double *A, int64_t *ipiv, double *F) {
@@ -75,7 +45,7 @@ static void random_on(const tgrid *t, void *ctx) {
         double *L = malloc((size_t)(m * n > 0 ? m * n : 1) * sizeof *L);
         CU_ASSERT_EQUAL(lapack_rect(m, n, A0, ref, L), 0);
         CU_ASSERT_EQUAL(memcmp(ipiv, ref, (size_t)k * sizeof *ipiv), 0);
-        double r = rect_residual(m, n, A0, F, ipiv);
+        double r = factor_residual_mn(m, n, A0, F, ipiv);
         CU_ASSERT(r < 1.0);
         if (!(r < 1.0))
           printf("rectangular factor residual %g: %lld x %lld, nb %d on %d x %d\n", r, (long long)m,
@@ -115,7 +85,7 @@ static void singular_on(const tgrid *t, void *ctx) {
       double *L = malloc((size_t)(m * n) * sizeof *L);
       lapack = lapack_rect(m, n, A0, ref, L);
       CU_ASSERT_EQUAL(memcmp(ipiv, ref, (size_t)k * sizeof *ipiv), 0);
-      CU_ASSERT(rect_residual(m, n, A0, F, ipiv) < 1.0);
+      CU_ASSERT(factor_residual_mn(m, n, A0, F, ipiv) < 1.0);
       free(L);
     }
     hbsp_env all;

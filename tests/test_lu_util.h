@@ -109,31 +109,41 @@ static inline double *factor_gathered(const tgrid *t, int64_t n, int nb, uint64_
   return F;
 }
 
-/* ||P A - L U||_1 / (||A||_1 n eps) for gathered A (original) and F (factors), ipiv 0-based. */
-static inline double factor_residual(int64_t n, const double *A, const double *F,
-                                     const int64_t *ipiv) {
-  double *PA = malloc((size_t)(n * n > 0 ? n * n : 1) * sizeof(double));
-  memcpy(PA, A, (size_t)(n * n) * sizeof(double));
-  for (int64_t k = 0; k < n; k++)
-    if (ipiv[k] != k)
+/* ||P A - L U||_1 / (||A||_1 max(m, n) eps) for the gathered m x n A (original) and F (its
+ * factors, dgetrf's form: L m x min(m, n) unit lower, U min(m, n) x n), ipiv 0-based, min(m, n)
+ * of them. 0 for an empty or zero A. */
+static inline double factor_residual_mn(int64_t m, int64_t n, const double *A, const double *F,
+                                        const int64_t *ipiv) {
+  const int64_t k = m < n ? m : n;
+  double *PA = malloc((size_t)(m * n > 0 ? m * n : 1) * sizeof(double));
+  memcpy(PA, A, (size_t)(m * n) * sizeof(double));
+  for (int64_t r = 0; r < k; r++)
+    if (ipiv[r] != r)
       for (int64_t j = 0; j < n; j++) {
-        double x = PA[k + j * n];
-        PA[k + j * n] = PA[ipiv[k] + j * n], PA[ipiv[k] + j * n] = x;
+        double x = PA[r + j * m];
+        PA[r + j * m] = PA[ipiv[r] + j * m], PA[ipiv[r] + j * m] = x;
       }
   double dmax = 0.0, amax = 0.0;
   for (int64_t j = 0; j < n; j++) {
     double dc = 0.0, ac = 0.0;
-    for (int64_t i = 0; i < n; i++) {
+    for (int64_t i = 0; i < m; i++) {
       double s = 0.0;
-      for (int64_t m = 0; m <= (i < j ? i : j); m++)
-        s += (m == i ? 1.0 : F[i + m * n]) * F[m + j * n];
-      dc += fabs(PA[i + j * n] - s);
-      ac += fabs(A[i + j * n]);
+      for (int64_t q = 0; q <= (i < j ? i : j) && q < k; q++)
+        s += (q == i ? 1.0 : F[i + q * m]) * F[q + j * m];
+      dc += fabs(PA[i + j * m] - s);
+      ac += fabs(A[i + j * m]);
     }
     dmax = fmax(dmax, dc), amax = fmax(amax, ac);
   }
   free(PA);
-  return n == 0 ? 0.0 : dmax / (amax * (double)n * DBL_EPSILON);
+  int64_t big = m > n ? m : n;
+  return big == 0 || amax == 0.0 ? 0.0 : dmax / (amax * (double)big * DBL_EPSILON);
+}
+
+/* The same for a square n x n A. */
+static inline double factor_residual(int64_t n, const double *A, const double *F,
+                                     const int64_t *ipiv) {
+  return factor_residual_mn(n, n, A, F, ipiv);
 }
 
 /* LAPACK's pivots of the gathered n x n A (0-based). */

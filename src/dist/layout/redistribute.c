@@ -145,6 +145,36 @@ static int ws_build(redist_ws *w, hmat src, hmat dst, part q) {
   return w->sbuf && w->rbuf;
 }
 
+/* Unpack the messages of a copy (tr: of a transpose, hdist_transpose) into dst: the header says
+ * which source rank, hence which groups of my dst-local indices its rows and columns land in
+ * (transposed: its rows become my columns). Returns the first error (code if none). Local. */
+static int receive(hbsp_env env, redist_ws *w, hmat src, hmat dst, int tr, int code,
+                   const char *fn) {
+  int P = hbsp_size(env), me = hbsp_rank(env), Ms = src->g->M, Ns = src->g->N;
+  const int64_t *rs = tr ? w->dco : w->dro, *ri = tr ? w->dcs : w->drs; /* its rows: by src row */
+  const int64_t *cs = tr ? w->dro : w->dco, *ci = tr ? w->drs : w->dcs; /* its cols: by src col */
+  size_t nmsg = 0, nbytes = 0;
+  hbsp_qsize(env, &nmsg, &nbytes);
+  size_t cap = (size_t)(1 + max_group(rs, Ms) * max_group(cs, Ns)) * sizeof(double);
+  for (size_t k = 0; k < nmsg && code == HLA_OK; k++) {
+    size_t got = 0;
+    int64_t h;
+    code = hbsp_move(env, NULL, w->rbuf, cap, &got);
+    if (code != HLA_OK) break;
+    memcpy(&h, w->rbuf, sizeof h);
+    int sr = (int)(h / Ns), sc = (int)(h % Ns);
+    int64_t nr = h >= 0 && h < P ? rs[sr + 1] - rs[sr] : -1;
+    int64_t nc = h >= 0 && h < P ? cs[sc + 1] - cs[sc] : -1;
+    if (nr < 0 || h == me || got != (size_t)(nr * nc + 1) * sizeof(double))
+      return HBSP_FAIL(env, HLA_ERR_INTERNAL, "%s: unexpected message (%zu bytes)", fn, got);
+    if (tr)
+      transposed_unpack(nr, ri + rs[sr], nc, ci + cs[sc], w->rbuf + 1, dst->data, dst->lld);
+    else
+      hkern_unpack_idx(nr, ri + rs[sr], nc, ci + cs[sc], w->rbuf + 1, dst->data, dst->lld);
+  }
+  return code;
+}
+
 /* The copy of part q from src to dst (arguments agreed on env, the grid's ALL of src). */
 static int copy_part(hbsp_env env, hmat src, hmat dst, part q, const char *fn) {
   hgrid gs = src->g, gd = dst->g;
@@ -174,7 +204,7 @@ static int copy_part(hbsp_env env, hmat src, hmat dst, part q, const char *fn) {
   /* Send: one message per destination rank that gets anything from me; mine to myself is copied
    * directly, once everyone has agreed, from the same packing (dst is written after the
    * agreement only). */
-  int Ms = gs->M, Ns = gs->N, Md = gd->M, Nd = gd->N, self_r = -1, self_c = -1;
+  int Md = gd->M, Nd = gd->N, self_r = -1, self_c = -1;
   for (int dr = 0; dr < Md && code == HLA_OK; dr++) {
     int64_t nr = w.sro[dr + 1] - w.sro[dr];
     for (int dc = 0; dc < Nd && code == HLA_OK; dc++) {
@@ -207,25 +237,7 @@ static int copy_part(hbsp_env env, hmat src, hmat dst, part q, const char *fn) {
                      dst->data, dst->lld);
   }
 
-  /* Receive: the header says which source rank, hence which row and column groups. */
-  size_t nmsg = 0, nbytes = 0;
-  hbsp_qsize(env, &nmsg, &nbytes);
-  size_t cap = (size_t)(1 + max_group(w.dro, Ms) * max_group(w.dco, Ns)) * sizeof(double);
-  for (size_t k = 0; k < nmsg && code == HLA_OK; k++) {
-    size_t got = 0;
-    int64_t h;
-    code = hbsp_move(env, NULL, w.rbuf, cap, &got);
-    if (code != HLA_OK) break;
-    memcpy(&h, w.rbuf, sizeof h);
-    int sr = (int)(h / Ns), sc = (int)(h % Ns);
-    int64_t nr = h >= 0 && h < P ? w.dro[sr + 1] - w.dro[sr] : -1;
-    int64_t nc = h >= 0 && h < P ? w.dco[sc + 1] - w.dco[sc] : -1;
-    if (nr < 0 || h == me || got != (size_t)(nr * nc + 1) * sizeof(double)) {
-      code = HBSP_FAIL(env, HLA_ERR_INTERNAL, "%s: unexpected message (%zu bytes)", fn, got);
-      break;
-    }
-    hkern_unpack_idx(nr, w.drs + w.dro[sr], nc, w.dcs + w.dco[sc], w.rbuf + 1, dst->data, dst->lld);
-  }
+  code = receive(env, &w, src, dst, 0, code, fn);
   ws_free(&w);
   HLA_CALL(hbsp_agree(env, code));
   return HLA_OK;
@@ -299,25 +311,7 @@ int hdist_transpose(hmat src, hmat dst) {
     ws_free(&w);
     HLA_CALL(e);
   }
-  size_t nmsg = 0, nbytes = 0;
-  hbsp_qsize(env, &nmsg, &nbytes);
-  size_t cap = (size_t)(1 + max_group(w.dro, Ns) * max_group(w.dco, Ms)) * sizeof(double);
-  for (size_t k = 0; k < nmsg && code == HLA_OK; k++) {
-    size_t got = 0;
-    int64_t h;
-    code = hbsp_move(env, NULL, w.rbuf, cap, &got);
-    if (code != HLA_OK) break;
-    memcpy(&h, w.rbuf, sizeof h);
-    int sr = (int)(h / Ns), sc = (int)(h % Ns);
-    int64_t nr = h >= 0 && h < P ? w.dco[sr + 1] - w.dco[sr] : -1; /* its src rows: my columns */
-    int64_t nc = h >= 0 && h < P ? w.dro[sc + 1] - w.dro[sc] : -1; /* its src columns: my rows */
-    if (nr < 0 || h == me || got != (size_t)(nr * nc + 1) * sizeof(double)) {
-      code = HBSP_FAIL(env, HLA_ERR_INTERNAL, "%s: unexpected message (%zu bytes)", fn, got);
-      break;
-    }
-    transposed_unpack(nr, w.dcs + w.dco[sr], nc, w.drs + w.dro[sc], w.rbuf + 1, dst->data,
-                      dst->lld);
-  }
+  code = receive(env, &w, src, dst, 1, code, fn);
   ws_free(&w);
   HLA_CALL(hbsp_agree(env, code));
   return HLA_OK;
