@@ -25,6 +25,15 @@
 #define SPIN     4096 /* polls before a waiting rank starts yielding its core */
 #define PROGRESS 64   /* polls between two calls into MPI's progress engine */
 
+/* Under SimGrid SMPI (HLA_SMPI) there is no board, and the callers use messages: the ranks are
+ * cooperative threads of one process, so a rank waiting on a counter keeps the poster from
+ * running, and SMPI does not implement MPI_Win_sync. */
+#ifdef HLA_SMPI
+#define BOARD_POSSIBLE 0
+#else
+#define BOARD_POSSIBLE 1
+#endif
+
 _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "the board needs lock-free 64-bit atomics");
 
 struct hbsp_board_s {
@@ -141,7 +150,7 @@ int hbsp_board_create(hbsp_env env, size_t bytes, int slots, hbsp_board *board) 
   int shared = 0;
   if (rc == HLA_OK) MPI_Comm_size(b->comm, &shared);
   rc = hbsp_agree(env, rc);
-  int all = shared == env->P, every = 0;
+  int all = BOARD_POSSIBLE && shared == env->P, every = 0;
   if (rc == HLA_OK) HBSP_MPI(env, MPI_Allreduce(&all, &every, 1, MPI_INT, MPI_MIN, env->comm));
   if (rc != HLA_OK || !every) { /* an error, or no node holds all of env: no board */
     board_destroy(b);

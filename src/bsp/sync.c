@@ -544,6 +544,7 @@ int hbsp_idle_barrier(hbsp_env env) {
   for (long ns = 50000;; ns = ns < 10000000 / 2 ? 2 * ns : 10000000) {
     HBSP_MPI(env, MPI_Test(&r, &done, MPI_STATUS_IGNORE));
     if (done) return HLA_OK;
-    nanosleep(&(struct timespec){0, ns}, NULL);
+    struct timespec ts = {0, ns}; /* a variable: nanosleep is a macro under SMPI */
+    nanosleep(&ts, NULL);
   }
 }
