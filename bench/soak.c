@@ -40,7 +40,9 @@
  * kinds alone (the names of OPS).
  */
 #include <float.h>
+#ifndef HLA_SMPI /* SMPI's smpicc makes malloc a macro, which breaks this header */
 #include <malloc.h>
+#endif
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1137,7 +1139,9 @@ static int wanted(const char *list, const char *kind) {
 
 /* VmRSS in MiB, max over ranks, after glibc returned what it keeps free. */
 static double rss_mib(void) {
+#ifndef HLA_SMPI
   malloc_trim(0);
+#endif
   long kb = 0;
   char line[256];
   FILE *f = fopen("/proc/self/status", "r");
