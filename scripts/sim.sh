@@ -11,4 +11,5 @@ if ! command -v smpicc > /dev/null; then
 fi
 cmake -S "$here" -B "$here/build-smpi" -DHLA_SMPI=ON "$@"
 cmake --build "$here/build-smpi" -j "${JOBS:-$(nproc)}"
-cd "$here/build-smpi" && ctest --output-on-failure -L smpi -R "${SMPI_TESTS:-\.np[1-4]$|\.nompi$}"
+cd "$here/build-smpi" && ctest --output-on-failure -L smpi -R "${SMPI_TESTS:-\.np[1-4]$|\.nompi$}" \
+  -E "${SMPI_EXCLUDE:-^test_plan\.}" # test_plan hangs under smpirun (README)
