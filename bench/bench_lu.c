@@ -38,18 +38,7 @@
 #include "hla.h"
 #include "dist/layout/layout_impl.h"
 #include "kernels/kernels.h"
-
-/* ---------------------------------------------------------------- BLACS / ScaLAPACK */
-void Cblacs_get(int ctxt, int what, int *val);
-void Cblacs_gridinit(int *ctxt, const char *order, int nprow, int npcol);
-void Cblacs_gridinfo(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);
-void Cblacs_gridexit(int ctxt);
-int numroc_(const int *n, const int *nb, const int *iproc, const int *isrcproc, const int *nprocs);
-void descinit_(int *desc, const int *m, const int *n, const int *mb, const int *nb,
-               const int *irsrc, const int *icsrc, const int *ictxt, const int *lld, int *info);
-void pdgesv_(const int *n, const int *nrhs, double *a, const int *ia, const int *ja,
-             const int *desca, int *ipiv, double *b, const int *ib, const int *jb, const int *descb,
-             int *info);
+#include "scalapack_decl.h"
 
 /* ---------------------------------------------------------------- the matrix */
 

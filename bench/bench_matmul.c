@@ -44,18 +44,7 @@
 #include "json_read.h"
 #include "dist/layout/layout_impl.h"
 #include "kernels/kernels.h"
-
-/* ---------------------------------------------------------------- ScaLAPACK / BLACS */
-void Cblacs_get(int icontxt, int what, int *val);
-void Cblacs_gridinit(int *icontxt, char *order, int nprow, int npcol);
-void Cblacs_gridexit(int icontxt);
-void Cblacs_exit(int cont);
-void descinit_(int *desc, const int *m, const int *n, const int *mb, const int *nb,
-               const int *irsrc, const int *icsrc, const int *ictxt, const int *lld, int *info);
-void pdgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
-             const double *alpha, const double *a, const int *ia, const int *ja, const int *desca,
-             const double *b, const int *ib, const int *jb, const int *descb, const double *beta,
-             double *c, const int *ic, const int *jc, const int *descc);
+#include "scalapack_decl.h"
 
 /* ---------------------------------------------------------------- options */
 
