@@ -159,12 +159,41 @@ HLA_API int hmat_create(hgrid g, int64_t m, int64_t n, int mb, int nb, hmat *A);
 HLA_API int hmat_wrap(hgrid g, int64_t m, int64_t n, int mb, int nb, int rsrc, int csrc,
                       double *data, int64_t lld, hmat *A);
 
+/** Element types of a matrix: hmat_create makes HLA_DOUBLE; HLA_FLOAT (IEEE single) halves the
+ *  memory and doubles the node's multiply rate, for hla_gesv_mixed's factors and users who need
+ *  no more. */
+typedef enum { HLA_DOUBLE = 0, HLA_FLOAT = 1 } hla_elem;
+
+/** hmat_create with the element type given. Every call below takes either type unless it says
+ *  otherwise: values cross the API as double (hmat_fill, hmat_set, hmat_scatter, hmat_gather,
+ *  hmat_norm convert, rounding to nearest), the operations (hmatmul, hlu_factor, hlu_solve,
+ *  hmat_redistribute) compute in the operands' own type and want them all of one type
+ *  (HLA_ERR_ARG otherwise); hmat_local and hmat_wrap are for double, hmat_local_float for float.
+ *  @param type (global) HLA_DOUBLE or HLA_FLOAT (HLA_ERR_ARG otherwise).
+ *  @par Collective over HGRID_ALL of g. Arguments, errors and cost as hmat_create. */
+HLA_API int hmat_create_typed(hgrid g, int64_t m, int64_t n, int mb, int nb, hla_elem type,
+                              hmat *A);
+
+/** A's element type (HLA_DOUBLE for a NULL handle). Local. */
+HLA_API hla_elem hmat_elem(hmat A);
+
+/** dst := src converted to dst's element type (double to float rounds to nearest, and a value
+ *  beyond float's range becomes +-Inf; float to double is exact). Same sizes, blocks and grid
+ *  (HLA_ERR_DIM / HLA_ERR_DIST otherwise), either type each; src == dst is a no-op.
+ *  @par Collective over HGRID_ALL of src's grid: an agreement only, no data moves between ranks.
+ *  BSP cost: w = mloc nloc, plus one allreduce (l). */
+HLA_API int hmat_convert(hmat src, hmat dst);
+
 /** Free the matrix; *A = NULL. NULL or *A = NULL is a no-op. Local. */
 HLA_API int hmat_free(hmat *A);
 
 /** My part: data (column-major, leading dimension *lld = max(1, mloc)) and its size; any
  *  out-pointer may be NULL. Local. */
 HLA_API int hmat_local(hmat A, double **data, int64_t *lld, int64_t *mloc, int64_t *nloc);
+
+/** hmat_local for a float matrix (HLA_ERR_ARG for a double one, as hmat_local for a float one).
+ *  Local. */
+HLA_API int hmat_local_float(hmat A, float **data, int64_t *lld, int64_t *mloc, int64_t *nloc);
 
 /** Global size / block size / grid of the matrix (out-pointers may be NULL). Local queries. */
 HLA_API int hmat_size(hmat A, int64_t *m, int64_t *n);

@@ -58,7 +58,23 @@ typedef struct {
   double t_u;      /* U row blocks: triangular solve and broadcast down the process column */
   double t_update; /* trailing-matrix dgemm (one process: all of LAPACK's dgetrf) */
   double t_solve;  /* the two triangular solves with the right-hand sides */
+  /* hla_gesv_mixed: */
+  int iterations;  /* refinement steps with the float factors (each: a residual in double and a
+                    * correction solve); those before a fallback included */
+  int fallback;    /* 0: the float factors and refinement gave the answer; else why the double
+                    * factorisation ran: an hla_mixed_fallback */
+  double residual; /* the answer's scaled residual max|B - A X| / (eps (|A|_inf max|X| + max|B|)
+                    * n), eps = DBL_EPSILON / 2 (HPL's test for one right-hand side) */
 } hla_report;
+
+/** Why hla_gesv_mixed fell back to the double factorisation (hla_report.fallback). */
+typedef enum {
+  HLA_MIXED_REFINED = 0,  /* no fallback */
+  HLA_MIXED_RANGE = 1,    /* A has entries beyond float's range */
+  HLA_MIXED_SINGULAR = 2, /* the float factorisation met an exactly zero pivot */
+  HLA_MIXED_STAGNATED = 3 /* a step did not halve the residual (stagnation or divergence, NaN
+                           * included), or opts->refine_max steps did not reach the bar */
+} hla_mixed_fallback;
 
 /** Options. Zero means automatic for every field. */
 typedef struct {
@@ -76,6 +92,8 @@ typedef struct {
   hbsp_coll bcast;    /* broadcast algorithm for panels; alg = HBSP_AUTO: library's choice */
   hla_report *report; /* out: what ran and why (may be NULL) */
   int64_t *info_out;  /* out (hlu_factor, hla_gesv): first zero pivot (0-based), -1 if none */
+  int refine_max;     /* hla_gesv_mixed: most refinement steps before the fallback; 0 = 30
+                       * (LAPACK dsgesv's ITERMAX), -1 = always fall back (for tests) */
 } hla_opts;
 
 #define HLA_OPTS_INIT                                                                              \
@@ -131,6 +149,26 @@ HLA_API int hlu_solve_trans(char trans, hmat LU, const int64_t *ipiv, hmat B, co
  *  when A is singular, as LAPACK's dgesv; A, ipiv and B untouched on HLA_ERR_NOMEM from the
  *  workspaces, as hlu_factor's). Collective and cost as the two. */
 HLA_API int hla_gesv(hmat A, int64_t *ipiv, hmat B, const hla_opts *opts);
+
+/** Ax = b to double accuracy from a single-precision factorisation (LAPACK dsgesv's method,
+ *  distributed): A (n x n) and B (n x nrhs) double, as hla_gesv's. A float copy of A is factored
+ *  (hlu_factor on it: half the memory traffic and twice the multiply rate of double), X solved
+ *  with it, then refined: R = B - A X in double with the original A (hmatmul), the correction
+ *  solved with the float factors, X += correction, until the scaled residual (hla_report.residual)
+ *  is below 16. When it is not reached (a step that does not halve the residual, or
+ *  opts->refine_max steps), when A has entries beyond float's range, or when the float factors are
+ *  singular, A is factored in double instead and solved as hla_gesv (hla_report.fallback says
+ *  why).
+ *  On return: B holds X. A is unchanged when the float path gave the answer (fallback = 0), and
+ *  holds the double factors otherwise (as dsgesv); ipiv (replicated, n entries) the pivots of the
+ *  factors that gave the answer. Errors as hla_gesv's: HLA_ERR_NONFINITE (A or B holds Inf or NaN;
+ *  nothing touched), HLA_ERR_SINGULAR (A singular in double: B unchanged, A its factors),
+ *  HLA_ERR_NOMEM (nothing touched), HLA_ERR_ARG (float operands, or as hla_gesv).
+ *  Memory: a float copy of A (half of A), and three n x nrhs copies of B (two double, one float);
+ *  no second double copy of A. opts: as hla_gesv's for both factorisations, and refine_max.
+ *  @par Collective over HGRID_ALL of A's grid. BSP cost: hlu_factor's in float, then per step an
+ *  hmatmul (2 n^2 nrhs / P flops) and hlu_solve's; the fallback adds hla_gesv's. */
+HLA_API int hla_gesv_mixed(hmat A, int64_t *ipiv, hmat B, const hla_opts *opts);
 
 #ifdef __cplusplus
 }
