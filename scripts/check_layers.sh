@@ -53,6 +53,8 @@ src=$(cd "${args[0]}" 2>/dev/null && pwd) || { echo "check_layers: no folder ${a
 if [ ${#args[@]} -eq 2 ]; then
   objdirs=("${args[1]}/CMakeFiles/hla_obj.dir" "${objdirs[@]}")
   [ -d "${objdirs[0]}" ] || { echo "check_layers: no ${objdirs[0]} (build hla first)" >&2; exit 2; }
+  # the element files' single-precision copies (src/prec.h), laid out as hla_obj's
+  [ -d "${args[1]}/CMakeFiles/hla_single_obj.dir" ] && objdirs+=("${args[1]}/CMakeFiles/hla_single_obj.dir")
   # libhla_scalapack's own objects (the library links hla_obj's besides), where it was built
   [ -d "${args[1]}/CMakeFiles/hla_scalapack.dir" ] && objdirs+=("${args[1]}/CMakeFiles/hla_scalapack.dir")
 fi

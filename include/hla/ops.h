@@ -64,7 +64,8 @@ typedef struct {
   int fallback;    /* 0: the float factors and refinement gave the answer; else why the double
                     * factorisation ran: an hla_mixed_fallback */
   double residual; /* the answer's scaled residual max|B - A X| / (eps (|A|_inf max|X| + max|B|)
-                    * n), eps = DBL_EPSILON / 2 (HPL's test for one right-hand side) */
+                    * n), eps = DBL_EPSILON / 2 (HPL's test for one right-hand side); -1 after
+                    * a fallback (A then holds the double factors, not A) */
 } hla_report;
 
 /** Why hla_gesv_mixed fell back to the double factorisation (hla_report.fallback). */

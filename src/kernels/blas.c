@@ -2,6 +2,7 @@
 #include <limits.h>
 #include <math.h>
 #include <cblas.h>
+#include "prec.h"
 #include "kernels/kernels.h"
 
 /* The cblas underneath takes int: refuse what does not fit instead of wrapping around. */
@@ -13,38 +14,40 @@ static enum CBLAS_TRANSPOSE trans_of(char t) {
   return (t == 'T' || t == 't' || t == 'C' || t == 'c') ? CblasTrans : CblasNoTrans;
 }
 
-int hkern_dgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, double alpha,
-                const double *A, int64_t lda, const double *B, int64_t ldb, double beta, double *C,
+int hkern_dgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, hreal alpha,
+                const hreal *A, int64_t lda, const hreal *B, int64_t ldb, hreal beta, hreal *C,
                 int64_t ldc) {
   if (!fits(m) || !fits(n) || !fits(k) || !fits(lda) || !fits(ldb) || !fits(ldc))
     return HLA_ERR_ARG;
   if (m <= 0 || n <= 0) return HLA_OK;
-  cblas_dgemm(CblasColMajor, trans_of(transa), trans_of(transb), (int)m, (int)n, (int)k, alpha, A,
-              (int)lda, B, (int)ldb, beta, C, (int)ldc);
+  HBLAS(gemm)
+  (CblasColMajor, trans_of(transa), trans_of(transb), (int)m, (int)n, (int)k, alpha, A, (int)lda, B,
+   (int)ldb, beta, C, (int)ldc);
   return HLA_OK;
 }
 
-int hkern_dtrsm(char side, char uplo, char transa, char diag, int64_t m, int64_t n, double alpha,
-                const double *A, int64_t lda, double *B, int64_t ldb) {
+int hkern_dtrsm(char side, char uplo, char transa, char diag, int64_t m, int64_t n, hreal alpha,
+                const hreal *A, int64_t lda, hreal *B, int64_t ldb) {
   if (!fits(m) || !fits(n) || !fits(lda) || !fits(ldb)) return HLA_ERR_ARG;
   if (m <= 0 || n <= 0) return HLA_OK;
-  cblas_dtrsm(CblasColMajor, (side == 'R' || side == 'r') ? CblasRight : CblasLeft,
-              (uplo == 'U' || uplo == 'u') ? CblasUpper : CblasLower, trans_of(transa),
-              (diag == 'U' || diag == 'u') ? CblasUnit : CblasNonUnit, (int)m, (int)n, alpha, A,
-              (int)lda, B, (int)ldb);
+  HBLAS(trsm)
+  (CblasColMajor, (side == 'R' || side == 'r') ? CblasRight : CblasLeft,
+   (uplo == 'U' || uplo == 'u') ? CblasUpper : CblasLower, trans_of(transa),
+   (diag == 'U' || diag == 'u') ? CblasUnit : CblasNonUnit, (int)m, (int)n, alpha, A, (int)lda, B,
+   (int)ldb);
   return HLA_OK;
 }
 
-int hkern_dger(int64_t m, int64_t n, double alpha, const double *x, int64_t incx, const double *y,
-               int64_t incy, double *A, int64_t lda) {
+int hkern_dger(int64_t m, int64_t n, hreal alpha, const hreal *x, int64_t incx, const hreal *y,
+               int64_t incy, hreal *A, int64_t lda) {
   if (!fits(m) || !fits(n) || !fits(incx) || !fits(incy) || !fits(lda)) return HLA_ERR_ARG;
   if (m <= 0 || n <= 0) return HLA_OK;
-  cblas_dger(CblasColMajor, (int)m, (int)n, alpha, x, (int)incx, y, (int)incy, A, (int)lda);
+  HBLAS(ger)(CblasColMajor, (int)m, (int)n, alpha, x, (int)incx, y, (int)incy, A, (int)lda);
   return HLA_OK;
 }
 
-int hkern_dgemv(char trans, int64_t m, int64_t n, double alpha, const double *A, int64_t lda,
-                const double *x, int64_t incx, double beta, double *y, int64_t incy) {
+int hkern_dgemv(char trans, int64_t m, int64_t n, hreal alpha, const hreal *A, int64_t lda,
+                const hreal *x, int64_t incx, hreal beta, hreal *y, int64_t incy) {
   if (!fits(m) || !fits(n) || !fits(incx) || !fits(incy) || !fits(lda)) return HLA_ERR_ARG;
   if (m <= 0 || n <= 0) {
     /* y := beta y still applies to the (possibly non-empty) output vector. */
@@ -53,32 +56,33 @@ int hkern_dgemv(char trans, int64_t m, int64_t n, double alpha, const double *A,
     for (int64_t i = 0; i < leny; i++) y[i * inc] = beta == 0.0 ? 0.0 : beta * y[i * inc];
     return HLA_OK;
   }
-  cblas_dgemv(CblasColMajor, trans_of(trans), (int)m, (int)n, alpha, A, (int)lda, x, (int)incx,
-              beta, y, (int)incy);
+  HBLAS(gemv)
+  (CblasColMajor, trans_of(trans), (int)m, (int)n, alpha, A, (int)lda, x, (int)incx, beta, y,
+   (int)incy);
   return HLA_OK;
 }
 
 /* Own loop rather than cblas_idamax: int64_t sizes, and a tie rule and NaN rule we can promise. */
-int64_t hkern_idamax(int64_t n, const double *x, int64_t incx) {
+int64_t hkern_idamax(int64_t n, const hreal *x, int64_t incx) {
   if (n <= 0) return -1;
   int64_t best = 0;
-  double bv = fabs(x[0]);
+  hreal bv = fabs(x[0]);
   if (bv != bv) return 0;
   for (int64_t i = 1; i < n; i++) {
-    double v = fabs(x[i * incx]);
+    hreal v = fabs(x[i * incx]);
     if (v != v) return i;         /* the first NaN wins */
     if (v > bv) bv = v, best = i; /* strict: ties stay with the lowest index */
   }
   return best;
 }
 
-void hkern_dscal(int64_t n, double alpha, double *x, int64_t incx) {
+void hkern_dscal(int64_t n, hreal alpha, hreal *x, int64_t incx) {
   for (int64_t i = 0; i < n; i++) x[i * incx] *= alpha;
 }
 
-void hkern_dswap(int64_t n, double *x, int64_t incx, double *y, int64_t incy) {
+void hkern_dswap(int64_t n, hreal *x, int64_t incx, hreal *y, int64_t incy) {
   for (int64_t i = 0; i < n; i++) {
-    double t = x[i * incx];
+    hreal t = x[i * incx];
     x[i * incx] = y[i * incy];
     y[i * incy] = t;
   }

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "hla_private.h"
+#include "prec.h"
 
 /* ---------------------------------------------------------------- thread policy */
 
@@ -52,37 +53,41 @@ int hkern_threads_unbound(int requested, int ranks_on_node, int cores_on_node, i
 /** Current BLAS thread count (openblas_get_num_threads). */
 int hkern_threads_get(void);
 
+/* ---------------------------------------------------------------- element kernels
+ * Declared for hreal (src/prec.h): double as written, and their float twins (hkern_sgemm, ...)
+ * where an element file is compiled with HLA_SINGLE. */
+
 /* ---------------------------------------------------------------- BLAS 1-3 */
 
 /** C := alpha op(A) op(B) + beta C, op(X) = X or X^T (trans 'N' or 'T'; 'C' = 'T'); op(A) is m x k,
  *  op(B) k x n. Cost 2mnk flops. */
-int hkern_dgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, double alpha,
-                const double *A, int64_t lda, const double *B, int64_t ldb, double beta, double *C,
+int hkern_dgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, hreal alpha,
+                const hreal *A, int64_t lda, const hreal *B, int64_t ldb, hreal beta, hreal *C,
                 int64_t ldc);
 
 /** B := alpha op(A)^-1 B (side 'L') or alpha B op(A)^-1 (side 'R'); A triangular (uplo 'U'/'L',
  *  diag 'U' unit or 'N'); B is m x n. Cost m^2 n flops (side L) or m n^2 (side R). */
-int hkern_dtrsm(char side, char uplo, char transa, char diag, int64_t m, int64_t n, double alpha,
-                const double *A, int64_t lda, double *B, int64_t ldb);
+int hkern_dtrsm(char side, char uplo, char transa, char diag, int64_t m, int64_t n, hreal alpha,
+                const hreal *A, int64_t lda, hreal *B, int64_t ldb);
 
 /** A := alpha x y^T + A, A m x n. Cost 2mn flops. */
-int hkern_dger(int64_t m, int64_t n, double alpha, const double *x, int64_t incx, const double *y,
-               int64_t incy, double *A, int64_t lda);
+int hkern_dger(int64_t m, int64_t n, hreal alpha, const hreal *x, int64_t incx, const hreal *y,
+               int64_t incy, hreal *A, int64_t lda);
 
 /** y := alpha op(A) x + beta y. Cost 2mn flops. */
-int hkern_dgemv(char trans, int64_t m, int64_t n, double alpha, const double *A, int64_t lda,
-                const double *x, int64_t incx, double beta, double *y, int64_t incy);
+int hkern_dgemv(char trans, int64_t m, int64_t n, hreal alpha, const hreal *A, int64_t lda,
+                const hreal *x, int64_t incx, hreal beta, hreal *y, int64_t incy);
 
 /** Index (0-based) of the first entry of largest |x_i| among n; -1 if n <= 0. Ties go to the lowest
  *  index; a NaN counts as larger than any number (the first NaN wins), as LAPACK's pivoting needs
  *  to see it. Cost n. */
-int64_t hkern_idamax(int64_t n, const double *x, int64_t incx);
+int64_t hkern_idamax(int64_t n, const hreal *x, int64_t incx);
 
 /** x := alpha x. Cost n flops. */
-void hkern_dscal(int64_t n, double alpha, double *x, int64_t incx);
+void hkern_dscal(int64_t n, hreal alpha, hreal *x, int64_t incx);
 
 /** Swap x and y. Cost 2n words. */
-void hkern_dswap(int64_t n, double *x, int64_t incx, double *y, int64_t incy);
+void hkern_dswap(int64_t n, hreal *x, int64_t incx, hreal *y, int64_t incy);
 
 /* ---------------------------------------------------------------- LAPACK-like */
 
@@ -91,18 +96,18 @@ void hkern_dswap(int64_t n, double *x, int64_t incx, double *y, int64_t incy);
  *  when every pivot is nonzero, else the 0-based index of the first exactly zero pivot (the
  *  factorisation is completed anyway, as dgetrf). HLA_ERR_NOMEM if the pivot buffer cannot be
  *  allocated. Cost 2/3 n^3 flops for m = n (m n^2 - n^3/3 in general). */
-int hkern_dgetrf(int64_t m, int64_t n, double *A, int64_t lda, int64_t *ipiv, int64_t *info);
+int hkern_dgetrf(int64_t m, int64_t n, hreal *A, int64_t lda, int64_t *ipiv, int64_t *info);
 
 /** Recursive panel LU with partial pivoting (Toledo / LAPACK dgetrf2 style) of the m x n matrix A
  *  in place, with the same outputs as hkern_dgetrf: 0-based LAPACK-style pivots, ties in |value|
  *  going to the lowest row, *info = first zero pivot or -1. Allocates nothing; parallel through
  *  the threaded BLAS of its dtrsm/dgemm calls. Meant for tall panels (m >> n). Cost as dgetrf. */
-int hkern_panel_lu(int64_t m, int64_t n, double *A, int64_t lda, int64_t *ipiv, int64_t *info);
+int hkern_panel_lu(int64_t m, int64_t n, hreal *A, int64_t lda, int64_t *ipiv, int64_t *info);
 
 /** Apply row interchanges to the n columns of A: for k = k1, ..., k2-1 (forward, inc > 0) or
  *  k = k2-1, ..., k1 (backward, inc < 0) swap rows k and ipiv[k] (0-based, as dlaswp with 0-based
  *  indices). Blocked by columns for cache. Cost 2 n (k2-k1) words. */
-void hkern_dlaswp(int64_t n, double *A, int64_t lda, int64_t k1, int64_t k2, const int64_t *ipiv,
+void hkern_dlaswp(int64_t n, hreal *A, int64_t lda, int64_t k1, int64_t k2, const int64_t *ipiv,
                   int inc);
 
 /** Norm of the m x n matrix A (as LAPACK dlange): 'M' max |a_ij|, '1'/'O' max column sum,
@@ -127,29 +132,29 @@ void hkern_rowsums_abs(int64_t m, int64_t n, const double *A, int64_t lda, doubl
 
 /** Copy the m x n matrix A to B (uplo 'U' upper trapezoid, 'L' lower, anything else all), as
  *  LAPACK dlacpy. Cost mn words. */
-void hkern_dlacpy(char uplo, int64_t m, int64_t n, const double *A, int64_t lda, double *B,
+void hkern_dlacpy(char uplo, int64_t m, int64_t n, const hreal *A, int64_t lda, hreal *B,
                   int64_t ldb);
 
 /** A := offdiag off the diagonal, diag on it (LAPACK dlaset with uplo = all). Cost mn words. */
-void hkern_dlaset(int64_t m, int64_t n, double offdiag, double diag, double *A, int64_t lda);
+void hkern_dlaset(int64_t m, int64_t n, hreal offdiag, hreal diag, hreal *A, int64_t lda);
 
 /* ---------------------------------------------------------------- packing */
 
 /** Copy the m x n strided block A (leading dimension lda) into buf contiguously, column-major with
  *  leading dimension m. Cost mn words. */
-void hkern_pack(int64_t m, int64_t n, const double *A, int64_t lda, double *buf);
+void hkern_pack(int64_t m, int64_t n, const hreal *A, int64_t lda, hreal *buf);
 
 /** Inverse of hkern_pack: buf (m x n contiguous) into the strided block A. Cost mn words. */
-void hkern_unpack(int64_t m, int64_t n, const double *buf, double *A, int64_t lda);
+void hkern_unpack(int64_t m, int64_t n, const hreal *buf, hreal *A, int64_t lda);
 
 /** Pack the submatrix A(rows[0..nr), cols[0..nc)) column by column into buf (nr x nc contiguous):
  *  buf[r + c nr] = A[rows[r] + cols[c] lda]. Runs of consecutive row indices are copied with
  *  memcpy. Cost nr nc words. */
 void hkern_pack_idx(int64_t nr, const int64_t *rows, int64_t nc, const int64_t *cols,
-                    const double *A, int64_t lda, double *buf);
+                    const hreal *A, int64_t lda, hreal *buf);
 
 /** Inverse of hkern_pack_idx: A[rows[r] + cols[c] lda] = buf[r + c nr]. Cost nr nc words. */
 void hkern_unpack_idx(int64_t nr, const int64_t *rows, int64_t nc, const int64_t *cols,
-                      const double *buf, double *A, int64_t lda);
+                      const hreal *buf, hreal *A, int64_t lda);
 
 #endif

@@ -1,14 +1,16 @@
 /* hla — LAPACK-like node kernels: LU (LAPACKE and our recursive panel LU), row interchanges,
- * norms, copies. 0-based pivots and indices throughout. */
+ * copies. 0-based pivots and indices throughout. An element file (src/prec.h): compiled for double
+ * and for float. */
 #include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <lapacke.h>
+#include "prec.h"
 #include "kernels/kernels.h"
 
-int hkern_dgetrf(int64_t m, int64_t n, double *A, int64_t lda, int64_t *ipiv, int64_t *info) {
+int hkern_dgetrf(int64_t m, int64_t n, hreal *A, int64_t lda, int64_t *ipiv, int64_t *info) {
   *info = -1;
   if (m < 0 || n < 0 || m > INT_MAX || n > INT_MAX || lda > INT_MAX || lda < (m > 1 ? m : 1))
     return HLA_ERR_ARG;
@@ -17,7 +19,7 @@ int hkern_dgetrf(int64_t m, int64_t n, double *A, int64_t lda, int64_t *ipiv, in
   lapack_int *p = malloc((size_t)k * sizeof *p);
   if (p == NULL) return HLA_ERR_NOMEM;
   lapack_int i =
-      LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)n, A, (lapack_int)lda, p);
+      HLAPACKE(getrf_work)(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)n, A, (lapack_int)lda, p);
   for (int64_t r = 0; r < k; r++) ipiv[r] = (int64_t)p[r] - 1;
   free(p);
   if (i < 0) return HLA_ERR_INTERNAL; /* arguments were checked above */
@@ -29,16 +31,16 @@ int hkern_dgetrf(int64_t m, int64_t n, double *A, int64_t lda, int64_t *ipiv, in
 
 /* Unblocked right-looking LU of a narrow panel (dgetf2): row swaps over the panel's n columns,
  * rank-1 updates. first0 is the column offset of this panel inside the caller's, for *info. */
-static int getf2(int64_t m, int64_t n, double *A, int64_t lda, int64_t *ipiv, int64_t *info,
+static int getf2(int64_t m, int64_t n, hreal *A, int64_t lda, int64_t *ipiv, int64_t *info,
                  int64_t first0) {
   int64_t k = m < n ? m : n;
   for (int64_t j = 0; j < k; j++) {
-    double *colj = A + j + j * lda;
+    hreal *colj = A + j + j * lda;
     int64_t p = j + hkern_idamax(m - j, colj, 1);
     ipiv[j] = p;
     if (A[p + j * lda] != 0.0) {
       if (p != j) hkern_dswap(n, A + j, lda, A + p, lda);
-      double piv = colj[0];
+      hreal piv = colj[0];
       if (fabs(piv) >= DBL_MIN) {
         hkern_dscal(m - j - 1, 1.0 / piv, colj + 1, 1);
       } else { /* 1/piv would overflow */
@@ -57,13 +59,13 @@ static int getf2(int64_t m, int64_t n, double *A, int64_t lda, int64_t *ipiv, in
 /* Narrow panels go to getf2: below this width recursion only adds call overhead. */
 #define PANEL_BASE 8
 
-static int rec_lu(int64_t m, int64_t n, double *A, int64_t lda, int64_t *ipiv, int64_t *info,
+static int rec_lu(int64_t m, int64_t n, hreal *A, int64_t lda, int64_t *ipiv, int64_t *info,
                   int64_t first0) {
   int64_t k = m < n ? m : n;
   if (k == 0) return HLA_OK;
   if (n <= PANEL_BASE || m == 1) return getf2(m, n, A, lda, ipiv, info, first0);
   int64_t n1 = k / 2, n2 = n - n1;
-  double *A12 = A + n1 * lda, *A21 = A + n1, *A22 = A + n1 + n1 * lda;
+  hreal *A12 = A + n1 * lda, *A21 = A + n1, *A22 = A + n1 + n1 * lda;
   /* [A11; A21] = P1 [L11; L21] U11 */
   HLA_CALL(rec_lu(m, n1, A, lda, ipiv, info, first0));
   hkern_dlaswp(n2, A12, lda, 0, n1, ipiv, 1);
@@ -77,7 +79,7 @@ static int rec_lu(int64_t m, int64_t n, double *A, int64_t lda, int64_t *ipiv, i
   return HLA_OK;
 }
 
-int hkern_panel_lu(int64_t m, int64_t n, double *A, int64_t lda, int64_t *ipiv, int64_t *info) {
+int hkern_panel_lu(int64_t m, int64_t n, hreal *A, int64_t lda, int64_t *ipiv, int64_t *info) {
   *info = -1;
   if (m < 0 || n < 0 || lda < (m > 1 ? m : 1)) return HLA_ERR_ARG;
   return rec_lu(m, n, A, lda, ipiv, info, 0);
@@ -85,19 +87,19 @@ int hkern_panel_lu(int64_t m, int64_t n, double *A, int64_t lda, int64_t *ipiv, 
 
 /* ---------------------------------------------------------------- row interchanges */
 
-void hkern_dlaswp(int64_t n, double *A, int64_t lda, int64_t k1, int64_t k2, const int64_t *ipiv,
+void hkern_dlaswp(int64_t n, hreal *A, int64_t lda, int64_t k1, int64_t k2, const int64_t *ipiv,
                   int inc) {
   enum { JB = 32 }; /* columns per sweep: each sweep's rows stay in cache */
   if (n <= 0 || k2 <= k1) return;
   for (int64_t j0 = 0; j0 < n; j0 += JB) {
     int64_t jn = n - j0 < JB ? n - j0 : JB;
-    double *B = A + j0 * lda;
+    hreal *B = A + j0 * lda;
     for (int64_t t = 0; t < k2 - k1; t++) {
       int64_t kk = inc > 0 ? k1 + t : k2 - 1 - t;
       int64_t p = ipiv[kk];
       if (p == kk) continue;
       for (int64_t j = 0; j < jn; j++) {
-        double x = B[kk + j * lda];
+        hreal x = B[kk + j * lda];
         B[kk + j * lda] = B[p + j * lda];
         B[p + j * lda] = x;
       }
@@ -105,127 +107,9 @@ void hkern_dlaswp(int64_t n, double *A, int64_t lda, int64_t k1, int64_t k2, con
   }
 }
 
-/* ---------------------------------------------------------------- norms */
-
-/* NaN-propagating maximum. */
-static double nanmax(double a, double b) {
-  if (a != a) return a;
-  return (b != b || b > a) ? b : a;
-}
-
-void hkern_lassq_merge(double *scale, double *sumsq, double scale2, double sumsq2) {
-  double s1 = *scale, q1 = *sumsq;
-  if (s1 != s1 || q1 != q1) return;
-  if (scale2 != scale2 || sumsq2 != sumsq2) {
-    *scale = NAN, *sumsq = 1.0;
-    return;
-  }
-  if (isinf(s1) || isinf(scale2)) {
-    *scale = INFINITY, *sumsq = 1.0;
-    return;
-  }
-  if (scale2 == 0.0) return;
-  if (s1 >= scale2) {
-    double r = scale2 / s1;
-    *sumsq = q1 + sumsq2 * r * r;
-  } else {
-    double r = s1 / scale2;
-    *sumsq = sumsq2 + q1 * r * r;
-    *scale = scale2;
-  }
-}
-
-void hkern_dlassq(int64_t m, int64_t n, const double *A, int64_t lda, double *scale,
-                  double *sumsq) {
-  double s = *scale, q = *sumsq;
-  if (s != s || q != q) return; /* NaN is absorbing */
-  for (int64_t j = 0; j < n; j++) {
-    const double *c = A + j * lda;
-    for (int64_t i = 0; i < m; i++) {
-      double a = fabs(c[i]);
-      if (a == 0.0) continue;
-      if (a != a) {
-        *scale = NAN, *sumsq = 1.0;
-        return;
-      }
-      if (isinf(a)) {
-        /* keep scanning: a later NaN still wins over Inf */
-        s = INFINITY, q = 1.0;
-        continue;
-      }
-      if (isinf(s)) continue;
-      if (s < a) {
-        double r = s / a;
-        q = 1.0 + q * r * r;
-        s = a;
-      } else {
-        double r = a / s;
-        q += r * r;
-      }
-    }
-  }
-  *scale = s, *sumsq = q;
-}
-
-void hkern_colsums_abs(int64_t m, int64_t n, const double *A, int64_t lda, double *s,
-                       int accumulate) {
-  for (int64_t j = 0; j < n; j++) {
-    const double *c = A + j * lda;
-    double t = 0.0;
-    for (int64_t i = 0; i < m; i++) t += fabs(c[i]);
-    s[j] = accumulate ? s[j] + t : t;
-  }
-}
-
-void hkern_rowsums_abs(int64_t m, int64_t n, const double *A, int64_t lda, double *s,
-                       int accumulate) {
-  if (!accumulate)
-    for (int64_t i = 0; i < m; i++) s[i] = 0.0;
-  for (int64_t j = 0; j < n; j++) {
-    const double *c = A + j * lda;
-    for (int64_t i = 0; i < m; i++) s[i] += fabs(c[i]);
-  }
-}
-
-double hkern_dlange(char norm, int64_t m, int64_t n, const double *A, int64_t lda, double *work) {
-  if (m <= 0 || n <= 0) return 0.0;
-  double v = 0.0;
-  switch (norm) {
-  case 'M':
-  case 'm':
-    for (int64_t j = 0; j < n; j++)
-      for (int64_t i = 0; i < m; i++) v = nanmax(v, fabs(A[i + j * lda]));
-    return v;
-  case '1':
-  case 'O':
-  case 'o':
-    for (int64_t j = 0; j < n; j++) {
-      double t;
-      hkern_colsums_abs(m, 1, A + j * lda, lda, &t, 0);
-      v = nanmax(v, t);
-    }
-    return v;
-  case 'I':
-  case 'i':
-    hkern_rowsums_abs(m, n, A, lda, work, 0);
-    for (int64_t i = 0; i < m; i++) v = nanmax(v, work[i]);
-    return v;
-  case 'F':
-  case 'f':
-  case 'E':
-  case 'e': {
-    double s = 0.0, q = 1.0;
-    hkern_dlassq(m, n, A, lda, &s, &q);
-    return s * sqrt(q);
-  }
-  default:
-    return NAN;
-  }
-}
-
 /* ---------------------------------------------------------------- copies */
 
-void hkern_dlacpy(char uplo, int64_t m, int64_t n, const double *A, int64_t lda, double *B,
+void hkern_dlacpy(char uplo, int64_t m, int64_t n, const hreal *A, int64_t lda, hreal *B,
                   int64_t ldb) {
   for (int64_t j = 0; j < n; j++) {
     int64_t lo = 0, hi = m;
@@ -233,13 +117,13 @@ void hkern_dlacpy(char uplo, int64_t m, int64_t n, const double *A, int64_t lda,
       hi = j + 1 < m ? j + 1 : m;
     else if (uplo == 'L' || uplo == 'l')
       lo = j < m ? j : m;
-    if (hi > lo) memcpy(B + lo + j * ldb, A + lo + j * lda, (size_t)(hi - lo) * sizeof(double));
+    if (hi > lo) memcpy(B + lo + j * ldb, A + lo + j * lda, (size_t)(hi - lo) * sizeof(hreal));
   }
 }
 
-void hkern_dlaset(int64_t m, int64_t n, double offdiag, double diag, double *A, int64_t lda) {
+void hkern_dlaset(int64_t m, int64_t n, hreal offdiag, hreal diag, hreal *A, int64_t lda) {
   for (int64_t j = 0; j < n; j++) {
-    double *c = A + j * lda;
+    hreal *c = A + j * lda;
     for (int64_t i = 0; i < m; i++) c[i] = offdiag;
     if (j < m) c[j] = diag;
   }

@@ -1,28 +1,29 @@
 /* hla — packing of strided blocks to and from contiguous buffers (for messages). */
 #include <string.h>
+#include "prec.h"
 #include "kernels/kernels.h"
 
 /* Threads only pay off for copies well beyond the caches. */
 #define PACK_OMP_MIN ((int64_t)1 << 18)
 
-void hkern_pack(int64_t m, int64_t n, const double *A, int64_t lda, double *buf) {
+void hkern_pack(int64_t m, int64_t n, const hreal *A, int64_t lda, hreal *buf) {
   if (m <= 0 || n <= 0) return;
   if (lda == m) {
-    memcpy(buf, A, (size_t)(m * n) * sizeof(double));
+    memcpy(buf, A, (size_t)(m * n) * sizeof(hreal));
     return;
   }
 #pragma omp parallel for schedule(static) if (m * n >= PACK_OMP_MIN)
-  for (int64_t j = 0; j < n; j++) memcpy(buf + j * m, A + j * lda, (size_t)m * sizeof(double));
+  for (int64_t j = 0; j < n; j++) memcpy(buf + j * m, A + j * lda, (size_t)m * sizeof(hreal));
 }
 
-void hkern_unpack(int64_t m, int64_t n, const double *buf, double *A, int64_t lda) {
+void hkern_unpack(int64_t m, int64_t n, const hreal *buf, hreal *A, int64_t lda) {
   if (m <= 0 || n <= 0) return;
   if (lda == m) {
-    memcpy(A, buf, (size_t)(m * n) * sizeof(double));
+    memcpy(A, buf, (size_t)(m * n) * sizeof(hreal));
     return;
   }
 #pragma omp parallel for schedule(static) if (m * n >= PACK_OMP_MIN)
-  for (int64_t j = 0; j < n; j++) memcpy(A + j * lda, buf + j * m, (size_t)m * sizeof(double));
+  for (int64_t j = 0; j < n; j++) memcpy(A + j * lda, buf + j * m, (size_t)m * sizeof(hreal));
 }
 
 /* Length of the run of consecutive indices starting at rows[r]. */
@@ -33,30 +34,30 @@ static int64_t run_length(int64_t nr, const int64_t *rows, int64_t r) {
 }
 
 void hkern_pack_idx(int64_t nr, const int64_t *rows, int64_t nc, const int64_t *cols,
-                    const double *A, int64_t lda, double *buf) {
+                    const hreal *A, int64_t lda, hreal *buf) {
   if (nr <= 0 || nc <= 0) return;
 #pragma omp parallel for schedule(static) if (nr * nc >= PACK_OMP_MIN)
   for (int64_t c = 0; c < nc; c++) {
-    const double *src = A + cols[c] * lda;
-    double *dst = buf + c * nr;
+    const hreal *src = A + cols[c] * lda;
+    hreal *dst = buf + c * nr;
     for (int64_t r = 0; r < nr;) {
       int64_t len = run_length(nr, rows, r);
-      memcpy(dst + r, src + rows[r], (size_t)len * sizeof(double));
+      memcpy(dst + r, src + rows[r], (size_t)len * sizeof(hreal));
       r += len;
     }
   }
 }
 
 void hkern_unpack_idx(int64_t nr, const int64_t *rows, int64_t nc, const int64_t *cols,
-                      const double *buf, double *A, int64_t lda) {
+                      const hreal *buf, hreal *A, int64_t lda) {
   if (nr <= 0 || nc <= 0) return;
 #pragma omp parallel for schedule(static) if (nr * nc >= PACK_OMP_MIN)
   for (int64_t c = 0; c < nc; c++) {
-    double *dst = A + cols[c] * lda;
-    const double *src = buf + c * nr;
+    hreal *dst = A + cols[c] * lda;
+    const hreal *src = buf + c * nr;
     for (int64_t r = 0; r < nr;) {
       int64_t len = run_length(nr, rows, r);
-      memcpy(dst + rows[r], src + r, (size_t)len * sizeof(double));
+      memcpy(dst + rows[r], src + r, (size_t)len * sizeof(hreal));
       r += len;
     }
   }

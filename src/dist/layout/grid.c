@@ -54,6 +54,16 @@ int hdist_agree_args(const char *fn, const hmat *x, const char *const *names, in
   return HLA_OK;
 }
 
+int hdist_check_elem(hbsp_env env, const char *fn, const hmat *x, const char *const *names, int n,
+                     hla_elem elem) {
+  for (int i = 0; i < n; i++)
+    if (x[i] != NULL && x[i]->elem != elem)
+      return HBSP_FAIL_ALL(env, HLA_ERR_ARG, "%s: %s holds %s, %s holds %s (one type for all)", fn,
+                           names[0], x[0]->elem == HLA_FLOAT ? "float" : "double", names[i],
+                           x[i]->elem == HLA_FLOAT ? "float" : "double");
+  return HLA_OK;
+}
+
 /* The most square M x N = P with M <= N. */
 static void auto_shape(int P, int *M, int *N) {
   int m = 1;

@@ -42,13 +42,24 @@ static int planned_block(hgrid g, int64_t m, int64_t n, int *b) {
   return code;
 }
 
+/* Bytes of an entry. */
+static size_t elem_size(hla_elem e) {
+  return e == HLA_FLOAT ? sizeof(float) : sizeof(double);
+}
+
 int hmat_create(hgrid g, int64_t m, int64_t n, int mb, int nb, hmat *Aout) {
+  return hmat_create_typed(g, m, n, mb, nb, HLA_DOUBLE, Aout);
+}
+
+int hmat_create_typed(hgrid g, int64_t m, int64_t n, int mb, int nb, hla_elem type, hmat *Aout) {
   if (g == NULL) return HLA_ERR_ARG;
   int code = HLA_OK, same;
-  int64_t v[4] = {m, n, mb, nb};
-  HLA_CALL(hdist_check_same(g->all, v, 4, &same));
+  int64_t v[5] = {m, n, mb, nb, type};
+  HLA_CALL(hdist_check_same(g->all, v, 5, &same));
   if (!same)
-    code = HBSP_FAIL(g->all, HLA_ERR_ARG, "hmat_create: m, n, mb, nb differ between ranks");
+    code = HBSP_FAIL(g->all, HLA_ERR_ARG, "hmat_create: m, n, mb, nb, type differ between ranks");
+  else if (type != HLA_DOUBLE && type != HLA_FLOAT)
+    code = HBSP_FAIL(g->all, HLA_ERR_ARG, "hmat_create: unknown element type %d", (int)type);
   else if (m < 0 || n < 0 || mb < 0 || nb < 0)
     code =
         HBSP_FAIL(g->all, HLA_ERR_ARG, "hmat_create: negative size (m %lld, n %lld, mb %d, nb %d)",
@@ -72,14 +83,14 @@ int hmat_create(hgrid g, int64_t m, int64_t n, int mb, int nb, hmat *Aout) {
   if (code == HLA_OK) {
     A = calloc(1, sizeof *A);
     if (A != NULL) {
-      A->g = g, A->m = m, A->n = n, A->mb = mb, A->nb = nb, A->owned = 1;
+      A->g = g, A->m = m, A->n = n, A->mb = mb, A->nb = nb, A->owned = 1, A->elem = type;
       A->mloc = hmat_numroc(m, mb, g->myrow, g->M);
       A->nloc = hmat_numroc(n, nb, g->mycol, g->N);
       A->lld = A->mloc > 1 ? A->mloc : 1;
       if (A->nloc > 0 && A->lld > INT64_MAX / A->nloc) {
         free(A);
         A = NULL;
-      } else if ((A->data = hdist_alloc(A->lld * A->nloc)) == NULL) {
+      } else if ((A->data = hdist_alloc(hdist_words(A->lld * A->nloc, elem_size(type)))) == NULL) {
         free(A);
         A = NULL;
       }
@@ -148,6 +159,7 @@ int hmat_wrap(hgrid g, int64_t m, int64_t n, int mb, int nb, int rsrc, int csrc,
   }
   A->g = g, A->m = m, A->n = n, A->mb = mb, A->nb = nb, A->rsrc = rsrc, A->csrc = csrc;
   A->mloc = mloc, A->nloc = nloc, A->lld = lld, A->data = data, A->owned = spare != NULL;
+  A->elem = HLA_DOUBLE;
   g->nmat++;
   *Aout = A;
   return HLA_OK;
@@ -156,7 +168,7 @@ int hmat_wrap(hgrid g, int64_t m, int64_t n, int mb, int nb, int rsrc, int csrc,
 int hdist_unshift(hmat X, int copy, hmat *T) {
   *T = X;
   if (X->rsrc == 0 && X->csrc == 0) return HLA_OK;
-  HLA_CALL(hmat_create(X->g, X->m, X->n, X->mb, X->nb, T));
+  HLA_CALL(hmat_create_typed(X->g, X->m, X->n, X->mb, X->nb, X->elem, T));
   int code = copy ? hmat_redistribute(X, *T) : HLA_OK;
   if (code != HLA_OK) hmat_free(T), *T = NULL;
   return code;
@@ -174,22 +186,73 @@ int hmat_dup(hmat A, hmat *B) {
   int code = B == NULL ? HBSP_FAIL(A->g->all, HLA_ERR_ARG, "hmat_dup: B is NULL") : HLA_OK;
   HLA_CALL(hbsp_agree(A->g->all, code));
   hmat C;
-  HLA_CALL(hmat_create(A->g, A->m, A->n, A->mb, A->nb, &C));
+  HLA_CALL(hmat_create_typed(A->g, A->m, A->n, A->mb, A->nb, A->elem, &C));
   if (A->rsrc || A->csrc) { /* the copy's first block is on process (0, 0) */
     int e = hmat_redistribute(A, C);
     if (e != HLA_OK) hmat_free(&C);
     HLA_CALL(e);
   } else {
-    hkern_dlacpy('A', A->mloc, A->nloc, A->data, A->lld, C->data, C->lld);
+    const size_t es = elem_size(A->elem);
+    for (int64_t j = 0; j < A->nloc; j++)
+      memcpy((char *)C->data + (size_t)(j * C->lld) * es,
+             (char *)A->data + (size_t)(j * A->lld) * es, (size_t)A->mloc * es);
   }
   *B = C;
+  return HLA_OK;
+}
+
+hla_elem hmat_elem(hmat A) {
+  return A ? A->elem : HLA_DOUBLE;
+}
+
+int hmat_convert(hmat src, hmat dst) {
+  hbsp_env env;
+  static const char fn[] = "hmat_convert";
+  const hmat x[2] = {src, dst};
+  const char *const names[2] = {"src", "dst"};
+  HLA_CALL(hdist_agree_args(fn, x, names, 2, NULL, 0, &env));
+  int code = HLA_OK;
+  if (src->g != dst->g)
+    code = HBSP_FAIL(env, HLA_ERR_DIST, "%s: src and dst are on different grids", fn);
+  else if (src->m != dst->m || src->n != dst->n)
+    code = HBSP_FAIL(env, HLA_ERR_DIM, "%s: src is %lld x %lld, dst %lld x %lld", fn,
+                     (long long)src->m, (long long)src->n, (long long)dst->m, (long long)dst->n);
+  else if (src->mb != dst->mb || src->nb != dst->nb || src->rsrc != dst->rsrc ||
+           src->csrc != dst->csrc)
+    code = HBSP_FAIL(env, HLA_ERR_DIST, "%s: src and dst have different layouts", fn);
+  HLA_CALL(hbsp_agree(env, code)); /* global facts: the same on every rank */
+  if (src == dst) return HLA_OK;
+  for (int64_t j = 0; j < src->nloc; j++) {
+    if (src->elem == HLA_DOUBLE && dst->elem == HLA_FLOAT) {
+      const double *a = (const double *)src->data + j * src->lld;
+      float *b = (float *)dst->data + j * dst->lld;
+      for (int64_t i = 0; i < src->mloc; i++) b[i] = (float)a[i];
+    } else if (src->elem == HLA_FLOAT && dst->elem == HLA_DOUBLE) {
+      const float *a = (const float *)src->data + j * src->lld;
+      double *b = (double *)dst->data + j * dst->lld;
+      for (int64_t i = 0; i < src->mloc; i++) b[i] = a[i];
+    } else {
+      const size_t es = elem_size(src->elem);
+      memcpy((char *)dst->data + (size_t)(j * dst->lld) * es,
+             (const char *)src->data + (size_t)(j * src->lld) * es, (size_t)src->mloc * es);
+    }
+  }
   return HLA_OK;
 }
 
 /* ---------------------------------------------------------------- local queries */
 
 int hmat_local(hmat A, double **data, int64_t *lld, int64_t *mloc, int64_t *nloc) {
-  if (A == NULL) return HLA_ERR_ARG;
+  if (A == NULL || A->elem != HLA_DOUBLE) return HLA_ERR_ARG;
+  if (data) *data = A->data;
+  if (lld) *lld = A->lld;
+  if (mloc) *mloc = A->mloc;
+  if (nloc) *nloc = A->nloc;
+  return HLA_OK;
+}
+
+int hmat_local_float(hmat A, float **data, int64_t *lld, int64_t *mloc, int64_t *nloc) {
+  if (A == NULL || A->elem != HLA_FLOAT) return HLA_ERR_ARG;
   if (data) *data = A->data;
   if (lld) *lld = A->lld;
   if (mloc) *mloc = A->mloc;
@@ -260,11 +323,15 @@ int hmat_fill(hmat A, double (*f)(int64_t i, int64_t j, void *ctx), void *ctx) {
     int64_t jg0 = hmat_idx_l2g(j0, A->nb, hdist_pcol(A), g->N);
     int64_t jn = A->nloc - j0 < A->nb ? A->nloc - j0 : A->nb;
     for (int64_t jj = 0; jj < jn; jj++) {
-      double *col = A->data + (j0 + jj) * A->lld;
+      double *col = (double *)A->data + (j0 + jj) * A->lld;
+      float *colf = (float *)A->data + (j0 + jj) * A->lld;
       for (int64_t i0 = 0; i0 < A->mloc; i0 += A->mb) {
         int64_t ig0 = hmat_idx_l2g(i0, A->mb, hdist_prow(A), g->M);
         int64_t in = A->mloc - i0 < A->mb ? A->mloc - i0 : A->mb;
-        for (int64_t ii = 0; ii < in; ii++) col[i0 + ii] = f(ig0 + ii, jg0 + jj, ctx);
+        if (A->elem == HLA_FLOAT)
+          for (int64_t ii = 0; ii < in; ii++) colf[i0 + ii] = (float)f(ig0 + ii, jg0 + jj, ctx);
+        else
+          for (int64_t ii = 0; ii < in; ii++) col[i0 + ii] = f(ig0 + ii, jg0 + jj, ctx);
       }
     }
   }
@@ -274,12 +341,20 @@ int hmat_fill(hmat A, double (*f)(int64_t i, int64_t j, void *ctx), void *ctx) {
 int hmat_set(hmat A, double offdiag, double diag) {
   if (A == NULL) return HLA_ERR_ARG;
   const hgrid g = A->g;
-  hkern_dlaset(A->mloc, A->nloc, offdiag, offdiag, A->data, A->lld);
+  if (A->elem == HLA_FLOAT)
+    for (int64_t j = 0; j < A->nloc; j++)
+      for (int64_t i = 0; i < A->mloc; i++) ((float *)A->data)[i + j * A->lld] = (float)offdiag;
+  else
+    hkern_dlaset(A->mloc, A->nloc, offdiag, offdiag, A->data, A->lld);
   /* The diagonal crosses my part where a global index is both one of my rows and my columns. */
   for (int64_t jl = 0; jl < A->nloc; jl++) {
     int64_t j = hmat_idx_l2g(jl, A->nb, hdist_pcol(A), g->N);
     if (j >= A->m || hmat_idx_owner(j, A->mb, g->M) != hdist_prow(A)) continue;
-    A->data[hmat_idx_g2l(j, A->mb, g->M) + jl * A->lld] = diag;
+    int64_t at = hmat_idx_g2l(j, A->mb, g->M) + jl * A->lld;
+    if (A->elem == HLA_FLOAT)
+      ((float *)A->data)[at] = (float)diag;
+    else
+      ((double *)A->data)[at] = diag;
   }
   return HLA_OK;
 }
@@ -316,8 +391,8 @@ static double local_max(const double *s, int64_t k) {
 
 /* Sums of |a_ij| along one dimension of my part, summed over the other process dimension (sum_env)
  * and maximised over the rest (max_env). rows = 1: row sums ('I'), 0: column sums ('1'). */
-static int sum_then_max(hmat A, int rows, hbsp_env sum_env, hbsp_env max_env, double *value,
-                        int *code) {
+static int sum_then_max(hmat A, const double *a, int64_t lda, int rows, hbsp_env sum_env,
+                        hbsp_env max_env, double *value, int *code) {
   int64_t k = rows ? A->mloc : A->nloc;
   double *s = hdist_alloc(2 * k);
   if (s == NULL && *code == HLA_OK)
@@ -328,9 +403,9 @@ static int sum_then_max(hmat A, int rows, hbsp_env sum_env, hbsp_env max_env, do
     HLA_CALL(e);
   }
   if (rows)
-    hkern_rowsums_abs(A->mloc, A->nloc, A->data, A->lld, s, 0);
+    hkern_rowsums_abs(A->mloc, A->nloc, a, lda, s, 0);
   else
-    hkern_colsums_abs(A->mloc, A->nloc, A->data, A->lld, s, 0);
+    hkern_colsums_abs(A->mloc, A->nloc, a, lda, s, 0);
   /* Every rank of sum_env has the same k (same process row or column): all skip together. */
   if (k > 0) e = hbsp_allreduce(sum_env, s, s + k, (size_t)k, HBSP_DOUBLE, HBSP_SUM, NULL);
   double mine = local_max(s + k, k);
@@ -338,6 +413,8 @@ static int sum_then_max(hmat A, int rows, hbsp_env sum_env, hbsp_env max_env, do
   HLA_CALL(e);
   return allmax(max_env, mine, value);
 }
+
+static int norm_of(hmat A, const double *a, int64_t lda, char kind, double *value, int code);
 
 int hmat_norm(hmat A, char norm, double *value) {
   if (A == NULL) return HLA_ERR_ARG;
@@ -373,23 +450,45 @@ int hmat_norm(hmat A, char norm, double *value) {
     code = HBSP_FAIL(g->all, HLA_ERR_ARG, "hmat_norm: unknown norm '%c'", norm);
   else if (value == NULL)
     code = HBSP_FAIL(g->all, HLA_ERR_ARG, "hmat_norm: value is NULL");
+  /* A float matrix is measured on a double copy of my part (exact), made here. */
+  double *a = A->data, *copy = NULL;
+  int64_t lda = A->lld;
+  if (A->elem == HLA_FLOAT && code == HLA_OK) {
+    if ((a = copy = hdist_alloc(A->mloc * A->nloc)) == NULL)
+      code = HBSP_FAIL(g->all, HLA_ERR_NOMEM, "hmat_norm: out of memory");
+    lda = A->mloc > 1 ? A->mloc : 1;
+    for (int64_t j = 0; copy && j < A->nloc; j++)
+      for (int64_t i = 0; i < A->mloc; i++) copy[i + j * lda] = ((float *)A->data)[i + j * A->lld];
+  }
+  double r = 0.0;
+  code = norm_of(A, a, lda, kind, &r, code);
+  free(copy);
+  HLA_CALL(code);
+  if (A->m == 0 || A->n == 0) r = 0.0;
+  *value = r;
+  return HLA_OK;
+}
+
+/* hmat_norm's work on my part a (lda) of A; code: the checks' verdict, agreed here. */
+static int norm_of(hmat A, const double *a, int64_t lda, char kind, double *value, int code) {
+  hgrid g = A->g;
   double r = 0.0;
   switch (kind) {
   case '1':
-    HLA_CALL(sum_then_max(A, 0, g->col, g->row, &r, &code));
+    HLA_CALL(sum_then_max(A, a, lda, 0, g->col, g->row, &r, &code));
     break;
   case 'I':
-    HLA_CALL(sum_then_max(A, 1, g->row, g->col, &r, &code));
+    HLA_CALL(sum_then_max(A, a, lda, 1, g->row, g->col, &r, &code));
     break;
   case 'M':
     HLA_CALL(hbsp_agree(g->all, code));
-    HLA_CALL(allmax(g->all, hkern_dlange('M', A->mloc, A->nloc, A->data, A->lld, NULL), &r));
+    HLA_CALL(allmax(g->all, hkern_dlange('M', A->mloc, A->nloc, a, lda, NULL), &r));
     break;
   case 'F': {
     HLA_CALL(hbsp_agree(g->all, code));
     int P = hbsp_size(g->all);
     double mine[2] = {0.0, 1.0}, *all = hdist_alloc(2 * (int64_t)P);
-    hkern_dlassq(A->mloc, A->nloc, A->data, A->lld, &mine[0], &mine[1]);
+    hkern_dlassq(A->mloc, A->nloc, a, lda, &mine[0], &mine[1]);
     code = all ? HLA_OK : HBSP_FAIL(g->all, HLA_ERR_NOMEM, "hmat_norm: out of memory");
     code = hbsp_agree(g->all, code);
     if (code == HLA_OK) code = hbsp_allgather(g->all, mine, all, 2 * sizeof(double), NULL);
@@ -407,7 +506,6 @@ int hmat_norm(hmat A, char norm, double *value) {
     HLA_CALL(hbsp_agree(g->all, code));
     return HLA_ERR_INTERNAL; /* agree failed above */
   }
-  if (A->m == 0 || A->n == 0) r = 0.0;
   *value = r;
   return HLA_OK;
 }

@@ -10,7 +10,7 @@
 
 /* A workspace block of a grid's cache (hdist_take): p == NULL for an empty slot. */
 typedef struct {
-  double *p;
+  void *p;
   int64_t words;
   int lent; /* taken and not given back yet */
 } hdist_block;
@@ -52,8 +52,10 @@ struct hmat_s {
   int rsrc, csrc; /* process row / column of the first block (ScaLAPACK's RSRC, CSRC): 0 unless
                      wrapped (hmat_wrap); the algorithms take only 0 (hdist_unshift) */
   int64_t mloc, nloc, lld;
-  double *data; /* lld x nloc, column-major; never NULL (one spare word when empty) */
-  int owned;    /* data is the library's to free (0: the caller's, wrapped) */
+  void *data; /* lld x nloc entries of type elem, column-major; never NULL (one spare word when
+                 empty); element files read it as HDATA(X) (src/dist/prec_dist.h) */
+  hla_elem elem;
+  int owned; /* data is the library's to free (0: the caller's, wrapped) */
 };
 
 /* My process row (column) counted from the one that holds A's first block row (column): the
@@ -80,6 +82,12 @@ int hdist_check_same(hbsp_env env, const int64_t *v, int k, int *same);
 int hdist_agree_args(const char *fn, const hmat *x, const char *const *names, int n,
                      const int64_t *v, int k, hbsp_env *env);
 
+/* HLA_ERR_ARG (agreed: element types are the same on every rank) unless every non-NULL x[i] holds
+ * entries of type elem, x[0] among them (the operations compute in one type). Call after
+ * hdist_agree_args. Local verdict, no communication. */
+int hdist_check_elem(hbsp_env env, const char *fn, const hmat *x, const char *const *names, int n,
+                     hla_elem elem);
+
 /* Append g's note on cores that the ranks' binding left idle (grid_build; none: nothing) to the
  * reason why[0..size), cutting why's own text where both do not fit. Local. */
 void hdist_why_note(hgrid g, char *why, size_t size);
@@ -104,12 +112,18 @@ int hdist_reshift(hmat X, hmat *T, int copy);
  * Collective over HGRID_ALL of src's grid; errors agreed. BSP cost: as hmat_redistribute. */
 int hdist_transpose(hmat src, hmat dst);
 
-/* Allocate max(count, 1) doubles, zeroed, 64-byte aligned (from 2 MiB: 2 MiB aligned, with
- * transparent huge pages asked for); free() frees it. NULL only on failure. */
-double *hdist_alloc(int64_t count);
+/* Sizes of hdist_alloc and hdist_take are in 8-byte words: hdist_words(n, size) holds n items of
+ * size bytes. */
+static inline int64_t hdist_words(int64_t n, size_t size) {
+  return (n * (int64_t)size + 7) / 8;
+}
 
-/* A workspace of at least count doubles for an operation on g, given back with hdist_give when
- * it ends. Blocks given back stay with the grid (up to HDIST_KEEP_WORDS in all; freed by
+/* Allocate max(count, 1) words (8 bytes), zeroed, 64-byte aligned (from 2 MiB: 2 MiB aligned, with
+ * transparent huge pages asked for); free() frees it. NULL only on failure. */
+void *hdist_alloc(int64_t count);
+
+/* A workspace of at least count words (8 bytes) for an operation on g, given back with hdist_give
+ * when it ends. Blocks given back stay with the grid (up to HDIST_KEEP_WORDS in all; freed by
  * hgrid_free) and are lent again to the next operation that fits, so that repeated operations do
  * not map and fault fresh pages every call: on the 2-core VM a fresh megabyte costs 3 ms, which
  * doubled the time of hmatmul at n = 1000 on 2 ranks and was 30 % of an LU at n = 1000. Best fit
@@ -118,7 +132,7 @@ double *hdist_alloc(int64_t count);
  * 64-byte aligned (2 MiB from 2 MiB, huge pages asked for); contents undefined: NaN in sanitizer
  * builds (HLA_POISON_WORK), so that the tests catch a read before a write. NULL on failure. Local.
  */
-double *hdist_take(hgrid g, int64_t count);
+void *hdist_take(hgrid g, int64_t count);
 
 /* The board of g's process row with 2 slots of at least `bytes` bytes on every rank, or NULL where
  * the row does not lie on one node or MPI cannot map shared memory. Made on first use and kept
@@ -129,7 +143,7 @@ int hdist_row_board(hgrid g, size_t bytes, hbsp_board *board);
 int hdist_col_board(hgrid g, size_t bytes, hbsp_board *board);
 
 /* Give back a block of hdist_take (NULL: nothing). Local. */
-void hdist_give(hgrid g, double *p);
+void hdist_give(hgrid g, void *p);
 
 /* End env's superstep (hbsp_sync) and count the messages that arrived in *nmsg. Collective over
  * env; cost that of the sync. */

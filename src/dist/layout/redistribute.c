@@ -6,9 +6,12 @@
  * sorts its local rows (and columns) once by the process row (column) they go to or come from,
  * and one message per pair of ranks carries the product, packed in increasing global order on both
  * sides. One superstep of BSMP messages on the source grid's ALL environment (ScaLAPACK's pdgemr2d
- * does the same exchange as a sequence of point-to-point rounds). */
+ * does the same exchange as a sequence of point-to-point rounds). An element file (src/prec.h):
+ * compiled for double and for float; a message is an 8-byte header (the sender's rank) and then
+ * the entries. */
 #include <stdlib.h>
 #include <string.h>
+#include "dist/prec_dist.h"
 #include "dist/layout/layout_impl.h"
 #include "kernels/kernels.h"
 
@@ -80,12 +83,12 @@ static int rank_map(hgrid gs, hgrid gd, int *d2s, int *ident) {
 
 /* Workspace of one redistribution. */
 typedef struct {
-  int64_t *srs, *scs;  /* my src-local rows / columns grouped by destination process row / column */
-  int64_t *sro, *sco;  /* group starts: Md + 1, Nd + 1 */
-  int64_t *drs, *dcs;  /* my dst-local rows / columns grouped by source process row / column */
-  int64_t *dro, *dco;  /* group starts: Ms + 1, Ns + 1 */
-  double *sbuf, *rbuf; /* one outgoing message (header + data) / one incoming */
-  hgrid g;             /* the grid they were taken from (hdist_take) */
+  int64_t *srs, *scs; /* my src-local rows / columns grouped by destination process row / column */
+  int64_t *sro, *sco; /* group starts: Md + 1, Nd + 1 */
+  int64_t *drs, *dcs; /* my dst-local rows / columns grouped by source process row / column */
+  int64_t *dro, *dco; /* group starts: Ms + 1, Ns + 1 */
+  hreal *sbuf, *rbuf; /* one outgoing message (header + data) / one incoming */
+  hgrid g;            /* the grid they were taken from (hdist_take) */
   int *d2s;
 } redist_ws;
 
@@ -109,7 +112,7 @@ static void *alloc_n(int64_t n, size_t size) {
 /* The transpose of a packed nr x nc block (src rows x src columns): its entry (i, j) lands at dst
  * row drows[j], dst column dcols[i]. Cost nr nc words. */
 static void transposed_unpack(int64_t nr, const int64_t *dcols, int64_t nc, const int64_t *drows,
-                              const double *buf, double *A, int64_t lda) {
+                              const hreal *buf, hreal *A, int64_t lda) {
   for (int64_t j = 0; j < nc; j++)
     for (int64_t i = 0; i < nr; i++) A[drows[j] + dcols[i] * lda] = buf[i + j * nr];
 }
@@ -140,8 +143,8 @@ static int ws_build(redist_ws *w, hmat src, hmat dst, part q) {
   int64_t sout = max_group(w->sro, Md) * max_group(w->sco, Nd);
   int64_t sin = max_group(w->dro, Ms) * max_group(w->dco, Ns);
   w->g = gs; /* the source grid keeps them between calls */
-  w->sbuf = hdist_take(gs, 1 + sout);
-  w->rbuf = hdist_take(gs, 1 + sin);
+  w->sbuf = hdist_take(gs, 1 + hdist_words(sout, sizeof(hreal)));
+  w->rbuf = hdist_take(gs, 1 + hdist_words(sin, sizeof(hreal)));
   return w->sbuf && w->rbuf;
 }
 
@@ -155,7 +158,7 @@ static int receive(hbsp_env env, redist_ws *w, hmat src, hmat dst, int tr, int c
   const int64_t *cs = tr ? w->dro : w->dco, *ci = tr ? w->drs : w->dcs; /* its cols: by src col */
   size_t nmsg = 0, nbytes = 0;
   hbsp_qsize(env, &nmsg, &nbytes);
-  size_t cap = (size_t)(1 + max_group(rs, Ms) * max_group(cs, Ns)) * sizeof(double);
+  size_t cap = (size_t)(HREAL_WORD + max_group(rs, Ms) * max_group(cs, Ns)) * sizeof(hreal);
   for (size_t k = 0; k < nmsg && code == HLA_OK; k++) {
     size_t got = 0;
     int64_t h;
@@ -165,12 +168,14 @@ static int receive(hbsp_env env, redist_ws *w, hmat src, hmat dst, int tr, int c
     int sr = (int)(h / Ns), sc = (int)(h % Ns);
     int64_t nr = h >= 0 && h < P ? rs[sr + 1] - rs[sr] : -1;
     int64_t nc = h >= 0 && h < P ? cs[sc + 1] - cs[sc] : -1;
-    if (nr < 0 || h == me || got != (size_t)(nr * nc + 1) * sizeof(double))
+    if (nr < 0 || h == me || got != (size_t)(nr * nc + HREAL_WORD) * sizeof(hreal))
       return HBSP_FAIL(env, HLA_ERR_INTERNAL, "%s: unexpected message (%zu bytes)", fn, got);
     if (tr)
-      transposed_unpack(nr, ri + rs[sr], nc, ci + cs[sc], w->rbuf + 1, dst->data, dst->lld);
+      transposed_unpack(nr, ri + rs[sr], nc, ci + cs[sc], w->rbuf + HREAL_WORD, HDATA(dst),
+                        dst->lld);
     else
-      hkern_unpack_idx(nr, ri + rs[sr], nc, ci + cs[sc], w->rbuf + 1, dst->data, dst->lld);
+      hkern_unpack_idx(nr, ri + rs[sr], nc, ci + cs[sc], w->rbuf + HREAL_WORD, HDATA(dst),
+                       dst->lld);
   }
   return code;
 }
@@ -195,7 +200,7 @@ static int copy_part(hbsp_env env, hmat src, hmat dst, part q, const char *fn) {
   code = hbsp_agree(env, code);
   if (code != HLA_OK || (src == dst && whole) || same_layout) {
     if (code == HLA_OK && src != dst)
-      hkern_dlacpy('A', src->mloc, src->nloc, src->data, src->lld, dst->data, dst->lld);
+      hkern_dlacpy('A', src->mloc, src->nloc, HDATA(src), src->lld, HDATA(dst), dst->lld);
     ws_free(&w);
     HLA_CALL(code);
     return HLA_OK;
@@ -217,8 +222,9 @@ static int copy_part(hbsp_env env, hmat src, hmat dst, part q, const char *fn) {
       }
       int64_t h = me;
       memcpy(w.sbuf, &h, sizeof h);
-      hkern_pack_idx(nr, w.srs + w.sro[dr], nc, w.scs + w.sco[dc], src->data, src->lld, w.sbuf + 1);
-      code = hbsp_send(env, to, NULL, w.sbuf, (size_t)(nr * nc + 1) * sizeof(double));
+      hkern_pack_idx(nr, w.srs + w.sro[dr], nc, w.scs + w.sco[dc], HDATA(src), src->lld,
+                     w.sbuf + HREAL_WORD);
+      code = hbsp_send(env, to, NULL, w.sbuf, (size_t)(nr * nc + HREAL_WORD) * sizeof(hreal));
     }
   }
   /* Sync even if a send failed so that nothing stays queued; agree (on the sync's failure too: it
@@ -231,10 +237,10 @@ static int copy_part(hbsp_env env, hmat src, hmat dst, part q, const char *fn) {
   }
   if (self_r >= 0) {
     int64_t nr = w.sro[self_r + 1] - w.sro[self_r], nc = w.sco[self_c + 1] - w.sco[self_c];
-    hkern_pack_idx(nr, w.srs + w.sro[self_r], nc, w.scs + w.sco[self_c], src->data, src->lld,
-                   w.sbuf + 1);
-    hkern_unpack_idx(nr, w.drs + w.dro[gs->myrow], nc, w.dcs + w.dco[gs->mycol], w.sbuf + 1,
-                     dst->data, dst->lld);
+    hkern_pack_idx(nr, w.srs + w.sro[self_r], nc, w.scs + w.sco[self_c], HDATA(src), src->lld,
+                   w.sbuf + HREAL_WORD);
+    hkern_unpack_idx(nr, w.drs + w.dro[gs->myrow], nc, w.dcs + w.dco[gs->mycol],
+                     w.sbuf + HREAL_WORD, HDATA(dst), dst->lld);
   }
 
   code = receive(env, &w, src, dst, 0, code, fn);
@@ -278,8 +284,10 @@ int hdist_transpose(hmat src, hmat dst) {
       group_indices(dr, sc, dst->m, w.dro, w.drs); /* dst rows by src process column */
       group_indices(dc, sr, dst->n, w.dco, w.dcs); /* dst columns by src process row */
       w.g = gs;
-      w.sbuf = hdist_take(gs, 1 + max_group(w.sro, Nd) * max_group(w.sco, Md));
-      w.rbuf = hdist_take(gs, 1 + max_group(w.dro, Ns) * max_group(w.dco, Ms));
+      w.sbuf = hdist_take(
+          gs, 1 + hdist_words(max_group(w.sro, Nd) * max_group(w.sco, Md), sizeof(hreal)));
+      w.rbuf = hdist_take(
+          gs, 1 + hdist_words(max_group(w.dro, Ns) * max_group(w.dco, Ms), sizeof(hreal)));
     }
     if (!w.sbuf || !w.rbuf) code = HBSP_FAIL(env, HLA_ERR_NOMEM, "%s: out of memory", fn);
   }
@@ -296,12 +304,13 @@ int hdist_transpose(hmat src, hmat dst) {
       if (nr * nc == 0) continue;
       int64_t h = me;
       memcpy(w.sbuf, &h, sizeof h);
-      hkern_pack_idx(nr, w.srs + w.sro[dc], nc, w.scs + w.sco[dr], src->data, src->lld, w.sbuf + 1);
+      hkern_pack_idx(nr, w.srs + w.sro[dc], nc, w.scs + w.sco[dr], HDATA(src), src->lld,
+                     w.sbuf + HREAL_WORD);
       if (to == me) {
-        transposed_unpack(nr, w.dcs + w.dco[gs->myrow], nc, w.drs + w.dro[gs->mycol], w.sbuf + 1,
-                          dst->data, dst->lld);
+        transposed_unpack(nr, w.dcs + w.dco[gs->myrow], nc, w.drs + w.dro[gs->mycol],
+                          w.sbuf + HREAL_WORD, HDATA(dst), dst->lld);
       } else {
-        code = hbsp_send(env, to, NULL, w.sbuf, (size_t)(nr * nc + 1) * sizeof(double));
+        code = hbsp_send(env, to, NULL, w.sbuf, (size_t)(nr * nc + HREAL_WORD) * sizeof(hreal));
       }
     }
   }
@@ -318,6 +327,7 @@ int hdist_transpose(hmat src, hmat dst) {
 }
 
 int hmat_redistribute(hmat src, hmat dst) {
+  HREAL_DISPATCH(src ? src : dst, hmat_redistribute_s(src, dst));
   static const char *const names[2] = {"src", "dst"};
   const hmat x[2] = {src, dst};
   int64_t v[12] = {0};
@@ -328,6 +338,7 @@ int hmat_redistribute(hmat src, hmat dst) {
     }
   hbsp_env env;
   HLA_CALL(hdist_agree_args("hmat_redistribute", x, names, 2, v, 12, &env));
+  HLA_CALL(hdist_check_elem(env, "hmat_redistribute", x, names, 2, HREAL_ELEM));
   if (src->m != dst->m || src->n != dst->n)
     return HBSP_FAIL_ALL(
         env, HLA_ERR_DIM, "hmat_redistribute: src is %lld x %lld but dst is %lld x %lld",
@@ -337,6 +348,7 @@ int hmat_redistribute(hmat src, hmat dst) {
 
 int hmat_redistribute_part(hmat src, int64_t si, int64_t sj, hmat dst, int64_t di, int64_t dj,
                            int64_t m, int64_t n) {
+  HREAL_DISPATCH(src ? src : dst, hmat_redistribute_part_s(src, si, sj, dst, di, dj, m, n));
   static const char fn[] = "hmat_redistribute_part";
   static const char *const names[2] = {"src", "dst"};
   const hmat x[2] = {src, dst};
@@ -348,6 +360,7 @@ int hmat_redistribute_part(hmat src, int64_t si, int64_t sj, hmat dst, int64_t d
     }
   hbsp_env env;
   HLA_CALL(hdist_agree_args(fn, x, names, 2, v, 14, &env));
+  HLA_CALL(hdist_check_elem(env, fn, x, names, 2, HREAL_ELEM));
   if (m < 0 || n < 0 || si < 0 || sj < 0 || di < 0 || dj < 0 || si > src->m - m ||
       sj > src->n - n || di > dst->m - m || dj > dst->n - n)
     return HBSP_FAIL_ALL(env, HLA_ERR_DIM,

@@ -49,8 +49,20 @@ static int64_t max_part(hmat A) {
   return hmat_numroc(A->m, A->mb, 0, A->g->M) * hmat_numroc(A->n, A->nb, 0, A->g->N);
 }
 
+/* Scatter into (gather from) a float matrix through a double one of its layout: the values cross
+ * the API as double, and this costs a double copy of the local part while it runs. */
+static int via_double(hmat A, int root, double *G, int64_t ldg, int scatter) {
+  hmat D;
+  HLA_CALL(hmat_create_typed(A->g, A->m, A->n, A->mb, A->nb, HLA_DOUBLE, &D));
+  int code = scatter ? hmat_scatter(D, root, G, ldg) : hmat_convert(A, D);
+  if (code == HLA_OK) code = scatter ? hmat_convert(D, A) : hmat_gather(D, root, G, ldg);
+  hmat_free(&D);
+  return code;
+}
+
 int hmat_scatter(hmat A, int root, const double *G, int64_t ldg) {
   if (A == NULL) return HLA_ERR_ARG;
+  if (A->elem == HLA_FLOAT) return via_double(A, root, (double *)G, ldg, 1);
   const hgrid g = A->g;
   hbsp_env env = g->all;
   int me = hbsp_rank(env), P = hbsp_size(env);
@@ -103,6 +115,7 @@ int hmat_scatter(hmat A, int root, const double *G, int64_t ldg) {
 
 int hmat_gather(hmat A, int root, double *G, int64_t ldg) {
   if (A == NULL) return HLA_ERR_ARG;
+  if (A->elem == HLA_FLOAT) return via_double(A, root, G, ldg, 0);
   const hgrid g = A->g;
   hbsp_env env = g->all;
   int me = hbsp_rank(env), P = hbsp_size(env);

@@ -2,7 +2,6 @@
  * and gives back (hdist_take / hdist_give), kept with the grid between operations so that repeated
  * calls do not fault fresh pages (layout_impl.h says why). Local; no communication.
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "dist/layout/layout_impl.h"
@@ -10,17 +9,17 @@
 
 /* Zeroed at once: a fresh local matrix or workspace otherwise takes its page faults inside the
  * first computation that touches it (with huge pages: one per 2 MiB, see hla_alloc). */
-double *hdist_alloc(int64_t count) {
+void *hdist_alloc(int64_t count) {
   if (count < 1) count = 1;
-  if ((uint64_t)count > (SIZE_MAX - HLA_HUGE) / sizeof(double)) return NULL;
-  double *p = hla_alloc((size_t)count * sizeof(double));
-  if (p != NULL) memset(p, 0, (size_t)count * sizeof(double));
+  if ((uint64_t)count > (SIZE_MAX - HLA_HUGE) / 8) return NULL;
+  void *p = hla_alloc((size_t)count * 8);
+  if (p != NULL) memset(p, 0, (size_t)count * 8);
   return p;
 }
 
-static void poison(double *p, int64_t words) {
+static void poison(void *p, int64_t words) {
 #ifdef HLA_POISON_WORK
-  for (int64_t i = 0; i < words; i++) p[i] = NAN;
+  memset(p, 0xff, (size_t)words * 8); /* all ones: a NaN as double and as float */
 #else
   (void)p, (void)words;
 #endif
@@ -43,7 +42,7 @@ static void cache_trim(hgrid g, int64_t keep) {
   }
 }
 
-double *hdist_take(hgrid g, int64_t count) {
+void *hdist_take(hgrid g, int64_t count) {
   if (count < 1) count = 1;
   hdist_block *c = g->cache;
   /* Not a block much larger than asked for: the next request of this operation may need it. */
@@ -57,7 +56,7 @@ double *hdist_take(hgrid g, int64_t count) {
     poison(c[best].p, c[best].words);
     return c[best].p;
   }
-  double *p = hdist_alloc(count);
+  void *p = hdist_alloc(count);
   if (p == NULL) {
     cache_trim(g, 0);
     if ((p = hdist_alloc(count)) == NULL) return NULL;
@@ -78,7 +77,7 @@ double *hdist_take(hgrid g, int64_t count) {
   return p;
 }
 
-void hdist_give(hgrid g, double *p) {
+void hdist_give(hgrid g, void *p) {
   if (p == NULL) return;
   for (int i = 0; i < HDIST_BLOCKS; i++)
     if (g->cache[i].p == p) {

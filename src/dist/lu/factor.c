@@ -58,12 +58,12 @@
 
 /* Pack the L panel of columns [j0, j0 + jb) (my rows from il0, local column jl0) with its pivots
  * and zero-pivot flag into lb: [jb pivots][flag][rows x jb]. */
-static void pack_l(const hlu_ctx *c, double *lb, const int64_t *ipiv, int64_t j0, int jb,
+static void pack_l(const hlu_ctx *c, hreal *lb, const int64_t *ipiv, int64_t j0, int jb,
                    int64_t pinfo, int64_t il0, int64_t jl0) {
   int64_t *hdr = (int64_t *)lb;
   memcpy(hdr, ipiv + j0, (size_t)jb * sizeof *hdr);
   hdr[jb] = pinfo;
-  hkern_pack(c->mloc - il0, jb, c->a + il0 + jl0 * c->lld, c->lld, lb + jb + 1);
+  hkern_pack(c->mloc - il0, jb, c->a + il0 + jl0 * c->lld, c->lld, lb + HREAL_WORD * (jb + 1));
 }
 
 /* The early broadcast of an L panel by messages, along a process row of at most HLU_EARLY_MAX
@@ -87,16 +87,15 @@ static int early_wait(hbsp_env all, hlu_early *q) {
   return HLA_OK;
 }
 
-static int early_post(hbsp_env all, hbsp_env row, hlu_early *q, double *buf, int count, int root) {
+static int early_post(hbsp_env all, hbsp_env row, hlu_early *q, hreal *buf, int count, int root) {
   MPI_Comm comm = hbsp_comm(row);
   int N = hbsp_size(row), me = hbsp_rank(row);
   q->n = 0;
   if (me != root) {
-    HBSP_MPI(all, MPI_Irecv(buf, count, MPI_DOUBLE, root, HLU_TAG_L, comm, &q->r[q->n++]));
+    HBSP_MPI(all, MPI_Irecv(buf, count, HREAL_MPI, root, HLU_TAG_L, comm, &q->r[q->n++]));
   } else {
     for (int t = 1; t < N; t++) /* staggered, so that no receiver is everyone's first */
-      HBSP_MPI(all,
-               MPI_Isend(buf, count, MPI_DOUBLE, (me + t) % N, HLU_TAG_L, comm, &q->r[q->n++]));
+      HBSP_MPI(all, MPI_Isend(buf, count, HREAL_MPI, (me + t) % N, HLU_TAG_L, comm, &q->r[q->n++]));
   }
   return HLA_OK;
 }
@@ -114,7 +113,7 @@ static int board_slot(int64_t k, int N) {
 
 /* The owner of panel (j0, jb) writes it into its board slot s, once everyone has read what the
  * slot held (2 N panels before), and posts it. */
-static int board_post(const hlu_ctx *c, hbsp_board bd, double *slot, int s, const int64_t *ipiv,
+static int board_post(const hlu_ctx *c, hbsp_board bd, hreal *slot, int s, const int64_t *ipiv,
                       int64_t j0, int jb, int64_t pinfo, int64_t il0, int64_t jl0) {
   HLA_CALL(hbsp_board_claim(bd, s));
   pack_l(c, slot, ipiv, j0, jb, pinfo, il0, jl0);
@@ -166,8 +165,8 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
     hlu_phase(c, HLU_T_PANEL);
 
     /* b. L panel, pivots and the zero-pivot flag along my process row */
-    double *lb = early && k % 2 ? c->lbuf2 : c->lbuf;
-    const int64_t lwords = jb + 1 + nl * jb;
+    hreal *lb = early && k % 2 ? c->lbuf2 : c->lbuf;
+    const int64_t lwords = HREAL_WORD * (jb + 1) + nl * jb; /* entries, the header's included */
     if (bd != NULL) { /* posted in step k-1 (see e.), except for the first panel */
       const int s = board_slot(k, N);
       if (me_c == pc) {
@@ -176,12 +175,12 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
       } else {
         const void *p;
         HLA_CALL(hbsp_board_wait(bd, pc, s, &p));
-        lb = (double *)p; /* read in place, never written: the owner's until it claims it */
+        lb = (hreal *)p; /* read in place, never written: the owner's until it claims it */
       }
     } else if (!early) {
       if (me_c == pc) pack_l(c, lb, ipiv, j0, jb, pinfo, il0, jl0);
       HLA_CALL(
-          hlu_bcast(&c->rowlv, lb, (size_t)lwords * sizeof(double), pc, hlu_big_how(c, &c->rowlv)));
+          hlu_bcast(&c->rowlv, lb, (size_t)lwords * sizeof(hreal), pc, hlu_big_how(c, &c->rowlv)));
     } else { /* posted in step k-1 (see e.), except for the first panel */
       if (k == 0) {
         if (me_c == pc) pack_l(c, lb, ipiv, j0, jb, pinfo, il0, jl0);
@@ -190,7 +189,7 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
       if (me_c != pc) HLA_CALL(early_wait(c->all, &lq[k % 2])); /* a sender has its data */
     }
     const int64_t *hdr = (const int64_t *)lb;
-    const double *L = lb + jb + 1;
+    const hreal *L = lb + HREAL_WORD * (jb + 1);
     memcpy(ipiv + j0, hdr, (size_t)jb * sizeof *hdr);
     if (c->info < 0 && hdr[jb] >= 0) c->info = hdr[jb];
     hlu_phase(c, HLU_T_LWAIT);
@@ -216,14 +215,14 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
     /* d. U12 := L11^-1 A12, into the matrix on process row pr and into ubuf on every rank of my
      * process column (ublock.c); with spread only block k+1's columns now, the rest after the
      * next panel. */
-    double *A12 = c->a + il0 + jl1 * lld;
+    hreal *A12 = c->a + il0 + jl1 * lld;
     HLA_CALL(hlu_u_block(c, j0, jb, nxt, nu, pr, L, ldl, A12));
     HLA_CALL(hlu_u_wait(c, nxt)); /* streamed: block k+1's columns */
     hlu_phase(c, HLU_T_U);
 
     /* e. trailing update: block k+1 first, then (look-ahead) panel k+1, then the rest */
-    const double *L21 = L + (il1 - il0);
-    double *A22 = c->a + il1 + jl1 * lld;
+    const hreal *L21 = L + (il1 - il0);
+    hreal *A22 = c->a + il1 + jl1 * lld;
     if (m2 > 0 && nxt > 0)
       HLA_CALL(hkern_dgemm('N', 'N', m2, nxt, jb, -1.0, L21, ldl, c->ubuf, jb, 1.0, A22, lld));
     hlu_phase(c, HLU_T_UPDATE);
@@ -242,12 +241,12 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
           HLA_CALL(board_post(c, bd, hbsp_board_slot(bd, me_c, s), s, ipiv, next0, jbn, pinfo, il1,
                               jl1));
       } else {
-        double *nb2 = (k + 1) % 2 ? c->lbuf2 : c->lbuf;
+        hreal *nb2 = (k + 1) % 2 ? c->lbuf2 : c->lbuf;
         hlu_early *q = &lq[(k + 1) % 2];
         HLA_CALL(early_wait(c->all, q)); /* the sends of panel k-1, from this buffer */
         if (me_c == next_pc) pack_l(c, nb2, ipiv, next0, jbn, pinfo, il1, jl1);
-        HLA_CALL(early_post(c->all, c->rowlv.env, q, nb2, (int)(jbn + 1 + (c->mloc - il1) * jbn),
-                            next_pc));
+        HLA_CALL(early_post(c->all, c->rowlv.env, q, nb2,
+                            (int)(HREAL_WORD * (jbn + 1) + (c->mloc - il1) * jbn), next_pc));
       }
     }
     hlu_phase(c, HLU_T_PANEL);

@@ -114,7 +114,7 @@ int hlu_setup(hlu_ctx *c, hmat A, const hla_opts *opts) {
   hgrid g = A->g;
   c->A = A, c->g = g, c->n = A->n, c->nb = A->nb;
   c->M = g->M, c->N = g->N, c->myrow = g->myrow, c->mycol = g->mycol;
-  c->mloc = A->mloc, c->nloc = A->nloc, c->lld = A->lld, c->a = A->data;
+  c->mloc = A->mloc, c->nloc = A->nloc, c->lld = A->lld, c->a = HDATA(A);
   c->all = g->all;
   c->rowlv = (hlu_level){g->row, NULL, NULL, NULL, NULL, 1};
   c->collv = (hlu_level){g->col, NULL, NULL, NULL, NULL, 1};
@@ -254,7 +254,9 @@ int hlu_setup(hlu_ctx *c, hmat A, const hla_opts *opts) {
 }
 
 int hlu_workspace(hlu_ctx *c, int factor, hmat B) {
-  const int64_t nb = c->nb, lw = nb + 1 + c->mloc * nb, iw = 3 * c->n > 1 ? 3 * c->n : 1;
+  /* lw: an L panel with its header of nb + 1 words; iw: index words (8 bytes) */
+  const int64_t nb = c->nb, lw = HREAL_WORD * (nb + 1) + c->mloc * nb,
+                iw = 3 * c->n > 1 ? 3 * c->n : 1;
   int64_t cols = factor ? c->nloc : 0;
   /* The factorisation posts its L panels on the row's board (the grid's, kept between calls)
    * where it can (hlu_factor_run); the second L buffer is then not needed. Not on rows of 2,
@@ -264,37 +266,39 @@ int hlu_workspace(hlu_ctx *c, int factor, hmat B) {
   int erow = HLA_OK, ecol = HLA_OK; /* both tried: a row's failure is agreed in that row only */
   if (factor && c->plan.lookahead && c->N > HLU_BOARD_MIN && c->rowlv.local == NULL &&
       (c->howp == NULL || c->howp->alg == HBSP_AUTO))
-    erow = hdist_row_board(c->g, (size_t)lw * sizeof(double), &c->board);
+    erow = hdist_row_board(c->g, (size_t)lw * sizeof(hreal), &c->board);
   /* The distributed panel's pivot records (panel.c) go on the column's board where the column
    * lies on one node: one post and M - 1 reads in place per panel column instead of an allgather
    * through MPI. */
   c->pboard = NULL;
   if (factor && c->M > 1 && c->M <= HLU_PANEL_FUSE_MAX && c->collv.local == NULL &&
       (c->howp == NULL || c->howp->alg == HBSP_AUTO))
-    ecol = hdist_col_board(c->g, (size_t)(2 + 2 * nb) * sizeof(double), &c->pboard);
+    ecol = hdist_col_board(c->g, (size_t)(2 * HREAL_WORD + 2 * nb) * sizeof(hreal), &c->pboard);
   HLA_CALL(erow);
   HLA_CALL(ecol);
   if (B != NULL && B->nloc > cols) cols = B->nloc;
-  /* The buffers carved from the grid's workspace (kept between calls), each rounded to 8 words
-   * so that every one starts 64-byte aligned; the index lists take words of 8 bytes too. */
+  /* The buffers carved from the grid's workspace (kept between calls), in entries, each rounded
+   * to 64 bytes so that every one starts 64-byte aligned; the index lists take HREAL_WORD
+   * entries per 8-byte word. */
   const int64_t len[7] = {lw,
                           factor && c->board == NULL ? lw : 0,
                           nb * cols > 1 ? nb * cols : 1,
                           factor ? HLU_PBUF_WORDS(nb, c->M) : 1,
                           factor ? nb * nb : 0,
-                          factor ? 2 * nb : 0,
-                          iw};
+                          factor ? 2 * nb * HREAL_WORD : 0,
+                          iw * HREAL_WORD};
+  const int64_t line = 64 / (int64_t)sizeof(hreal);
   int64_t total = 0;
-  for (int i = 0; i < 7; i++) total += (len[i] + 7) / 8 * 8;
-  double *w = c->work = hdist_take(c->g, total), *p[7];
+  for (int i = 0; i < 7; i++) total += (len[i] + line - 1) / line * line;
+  hreal *w = c->work = HREAL_TAKE(c->g, total), *p[7];
   if (w == NULL) return HBSP_FAIL(c->all, HLA_ERR_NOMEM, "LU: cannot allocate the workspaces");
-  for (int i = 0; i < 7; i++) p[i] = len[i] > 0 ? w : NULL, w += (len[i] + 7) / 8 * 8;
+  for (int i = 0; i < 7; i++) p[i] = len[i] > 0 ? w : NULL, w += (len[i] + line - 1) / line * line;
   c->lbuf = p[0], c->lbuf2 = p[1], c->ubuf = p[2], c->pbuf = p[3], c->l11 = p[4];
   c->swork = (int64_t *)p[5], c->iwork = (int64_t *)p[6];
   /* All interchanges composed (hlu_swap_left, the solve) move at most n rows. */
   HLA_CALL(hlu_rows_reserve(c, c->n, factor && c->plan.swap == HLA_SWAP_SPREAD ? c->nloc : 0));
   if (B != NULL && B->n <= HLU_FANIN_MAX_NRHS &&
-      (c->fan = hdist_alloc(hlu_fanin_words(c, B->n))) == NULL)
+      (c->fan = HREAL_ALLOC(hlu_fanin_words(c, B->n))) == NULL)
     return HBSP_FAIL(c->all, HLA_ERR_NOMEM, "LU solve: cannot allocate the fan-in's workspace");
   if (!factor) return HLA_OK;
 
@@ -306,7 +310,7 @@ int hlu_workspace(hlu_ctx *c, int factor, hmat B) {
   if (c->board != NULL)
     c->plan.lpanels = HLU_L_BOARD;
   else if (c->plan.lookahead && c->N > 1 && c->N <= HLU_EARLY_MAX && c->rowlv.local == NULL &&
-           (how_auto || c->howp->alg == HBSP_NATIVE) && (int64_t)nb + 1 + c->mloc * nb <= INT_MAX)
+           (how_auto || c->howp->alg == HBSP_NATIVE) && lw <= INT_MAX)
     c->plan.lpanels = HLU_L_EARLY;
   else
     c->plan.lpanels = HLU_L_BCAST;
@@ -379,10 +383,10 @@ int hlu_check_matrix(const char *fn, hmat A, const char *name, int square) {
 int hlu_check_finite(const char *fn, hmat A) {
   for (int64_t j = 0; j < A->nloc; j++)
     for (int64_t i = 0; i < A->mloc; i++)
-      if (!isfinite(A->data[i + j * A->lld]))
+      if (!isfinite(HDATA(A)[i + j * A->lld]))
         return HBSP_FAIL(A->g->all, HLA_ERR_NONFINITE, "%s: A(%lld,%lld) = %g is not finite", fn,
                          (long long)hmat_l2g_row(A, i), (long long)hmat_l2g_col(A, j),
-                         A->data[i + j * A->lld]);
+                         (double)HDATA(A)[i + j * A->lld]);
   return HLA_OK;
 }
 
@@ -409,7 +413,7 @@ static int factor_padded(hmat A, int64_t *ipiv, const hla_opts *opts) {
   if (opts && opts->info_out) *opts->info_out = -1;
   if (k == 0) return HLA_OK; /* no step, no pivot */
   hmat T;
-  HLA_CALL(hmat_create(A->g, s, s, A->nb, A->nb, &T)); /* zero-filled */
+  HLA_CALL(hmat_create_typed(A->g, s, s, A->nb, A->nb, A->elem, &T)); /* zero-filled */
   int64_t *piv = malloc((size_t)s * sizeof *piv), info = -1;
   int code =
       piv ? HLA_OK
@@ -441,6 +445,7 @@ static int factor_padded(hmat A, int64_t *ipiv, const hla_opts *opts) {
 int hlu_factor(hmat A, int64_t *ipiv, const hla_opts *opts) {
   static const char fn[] = "hlu_factor";
   if (A == NULL) return HLA_ERR_ARG;
+  HREAL_DISPATCH(A, hlu_factor_s(A, ipiv, opts));
   double t0 = hbsp_time();
   hbsp_env all = A->g->all;
   int64_t v[HLU_NOPTS];

@@ -15,6 +15,7 @@
 #define HLA_DIST_LU_IMPL_H
 
 #include <stdint.h>
+#include "dist/prec_dist.h"
 #include "bsp/coll_impl.h"
 #include "dist/layout/layout_impl.h"
 #include "dist/plan/thresholds.h"
@@ -39,11 +40,11 @@ typedef struct {
   hmat X;
   const int64_t *dst, *src;
   int64_t npairs, c0, ncols, cmove;
-  double *u;
+  hreal *u;
   int jb;
   const int64_t *ut;
   int64_t cu;
-  double *l11;
+  hreal *l11;
   hla_buf out; /* a message per other process row, and its source rows */
   int open;
 } hlu_rows;
@@ -75,7 +76,7 @@ typedef struct {
   int nb;    /* square block size */
   int M, N, myrow, mycol;
   int64_t mloc, nloc, lld; /* my part of the matrix */
-  double *a;               /* its data */
+  hreal *a;                /* its data */
   hbsp_env all;
   hlu_plan plan;          /* what runs: resolved at the entry (hlu_setup, hlu_workspace) */
   hlu_level rowlv, collv; /* L panel along rows; pivots and U along columns */
@@ -83,20 +84,20 @@ typedef struct {
   const hbsp_coll *howp;  /* &how, or NULL for the library's choice */
   hbsp_coll pipe;         /* a pipelined broadcast with the default segments (big_how) */
   /* workspaces, carved by hlu_workspace from work (hdist_take) */
-  double *work;
-  double *lbuf;  /* received L (or U) column panel: header + rows x nb */
-  double *lbuf2; /* the second L buffer of the early broadcast (factorisation only) */
+  hreal *work;
+  hreal *lbuf;  /* received L (or U) column panel: header + rows x nb */
+  hreal *lbuf2; /* the second L buffer of the early broadcast (factorisation only) */
   hbsp_board
       board; /* the grid's board of my process row for the L panels (factorisation), or NULL */
   hbsp_board pboard; /* the grid's board of my process column for the panel's pivot records
                         (factorisation, flat column), or NULL */
   int64_t pex;       /* pivot records posted on pboard since the factorisation began */
-  double *ubuf;      /* U row block (or solved right-hand-side block): nb x columns */
-  double *pbuf;      /* panel: pivot row, row exchange, U12, pivot records (HLU_PBUF_WORDS) */
-  double *l11;       /* L11 of the block step, nb x nb, packed (factorisation only) */
+  hreal *ubuf;       /* U row block (or solved right-hand-side block): nb x columns */
+  hreal *pbuf;       /* panel: pivot row, row exchange, U12, pivot records (HLU_PBUF_WORDS) */
+  hreal *l11;        /* L11 of the block step, nb x nb, packed (factorisation only) */
   int64_t *swork;    /* row lists of hlu_swap_spread: 2 nb entries (factorisation only) */
   int64_t *iwork;    /* composed interchanges: 3 n entries (hlu_perm_pairs) */
-  double *fan;       /* the fan-in solve's (hlu_trsolve_fanin), zeroed, or NULL; freed here */
+  hreal *fan;        /* the fan-in solve's (hlu_trsolve_fanin), zeroed, or NULL; freed here */
   hla_buf msg;       /* packing for row moves */
   hlu_rows rows;     /* the row move under way */
   /* U12 streamed from pr in this block step (ublock.c): the requests of its messages still
@@ -116,9 +117,11 @@ typedef struct {
   double tmark;          /* end of the last phase timed (hlu_phase) */
 } hlu_ctx;
 
-/* Words of ctx->pbuf for a factorisation with nb x nb blocks on M process rows. */
+/* Entries of ctx->pbuf for a factorisation with nb x nb blocks on M process rows (panel.c: the
+ * pivot row, a row message with its header word, U12, the pivot records). */
 #define HLU_PBUF_WORDS(nb, M)                                                                      \
-  (3 * ((int64_t)(nb) + 1) + (int64_t)(nb) * (nb) + ((int64_t)(M) + 1) * (2 + 2 * (int64_t)(nb)))
+  (3 * ((int64_t)(nb) + HREAL_WORD) + (int64_t)(nb) * (nb) +                                       \
+   ((int64_t)(M) + 1) * (2 * HREAL_WORD + 2 * (int64_t)(nb)))
 
 /* Number of option fields (lu_alg ... swap) compared across ranks by hlu_opts_check. */
 #define HLU_NOPTS 9
@@ -156,6 +159,13 @@ int hlu_check_matrix(const char *fn, hmat A, const char *name, int square);
 
 /* HLA_ERR_NONFINITE (recorded, not agreed) if my part of A holds Inf or NaN. Local, mloc nloc. */
 int hlu_check_finite(const char *fn, hmat A);
+
+/* The checks of hlu_solve, hlu_solve_trans, hla_gesv and hla_gesv_mixed (solve.c), agreed: the
+ * handles (of this copy's element type), opts, trans ('N' where there is none), LU square and B
+ * conforming, ipiv (its entries when ipiv_in: the factors' pivots), and LU's entries finite when
+ * finite is set. Collective over LU's ALL (or B's, when LU is NULL). */
+int hlu_check_solve(const char *fn, hmat LU, const int64_t *ipiv, int ipiv_in, hmat B,
+                    const hla_opts *opts, int finite, char trans);
 
 /* End of a factorisation: *opts->info_out, the report, and HLA_ERR_SINGULAR (same text on every
  * rank) when a pivot was zero. Local (every rank knows ctx->info). */
@@ -237,11 +247,11 @@ int hlu_maxloc_ready(const hlu_level *lv, const hbsp_coll *how);
  * g_c on pr then jb C (M - 1) / M g_c, jb^2 C / M flops each; stream jb^2 C flops on pr and
  * jb C (M - 1) g_c from pr, three messages to each rank, no superstep; else jb^2 C flops on pr
  * and hlu_bcast of jb C words; spread: jb^2 nxt. */
-int hlu_u_block(hlu_ctx *ctx, int64_t j0, int jb, int64_t nxt, int64_t nu, int pr, const double *L,
-                int64_t ldl, double *A12);
+int hlu_u_block(hlu_ctx *ctx, int64_t j0, int jb, int64_t nxt, int64_t nu, int pr, const hreal *L,
+                int64_t ldl, hreal *A12);
 
 /* Streamed U12 (else nothing): on pr, the columns after the first slice solved and sent. Local. */
-int hlu_u_stream_rest(hlu_ctx *ctx, int jb, int64_t nxt, int64_t nu, double *A12);
+int hlu_u_stream_rest(hlu_ctx *ctx, int jb, int64_t nxt, int64_t nu, hreal *A12);
 
 /* Streamed U12 (else nothing): the messages of the columns of ubuf before local column upto are
  * complete, on pr sent (ubuf is free to change there), on the others arrived. pr waits for its
@@ -252,7 +262,7 @@ int hlu_u_wait(hlu_ctx *ctx, int64_t upto);
 
 /* The spread's columns [nxt, nu) of U12, in ubuf and (on pr) in A12. Local; jb^2 (nu - nxt) flops.
  */
-int hlu_u_rest(hlu_ctx *ctx, int jb, int64_t nxt, int64_t nu, int pr, double *A12);
+int hlu_u_rest(hlu_ctx *ctx, int jb, int64_t nxt, int64_t nu, int pr, hreal *A12);
 
 /* ---- pivot.c ---- */
 
@@ -287,8 +297,8 @@ int hlu_move_rows(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, 
  * when M = 1; nothing when no move is open); collective over ctx->collv.env, after every column was
  * packed. Between open and close nothing else may be queued on the column environment. */
 int hlu_rows_open(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, int64_t npairs,
-                  int64_t c0, int64_t c1, int64_t cmove, double *u, int jb, const int64_t *ut,
-                  int64_t cu, double *l11, int64_t nl);
+                  int64_t c0, int64_t c1, int64_t cmove, hreal *u, int jb, const int64_t *ut,
+                  int64_t cu, hreal *l11, int64_t nl);
 int hlu_rows_pack(hlu_ctx *ctx, int64_t j0, int64_t j1);
 int hlu_rows_close(hlu_ctx *ctx);
 
@@ -319,7 +329,7 @@ void hlu_perm_pairs(const int64_t *ipiv, int64_t k0, int64_t k1, int64_t n, int6
  * (none when M = 1). */
 int hlu_swap_spread(hlu_ctx *ctx, int64_t j0, int jb, const int64_t *perm, const int64_t *dst,
                     const int64_t *src, int64_t npairs, int64_t c0, int64_t c1, int64_t cnow,
-                    int pr, const double *L, int64_t ldl);
+                    int pr, const hreal *L, int64_t ldl);
 
 /* The rest of the last hlu_swap_spread (columns from c0 + cnow). Local; ctx->iwork must still hold
  * that step's pairs. Cost: the rows moved x (c1 - c0 - cnow) words, scattered. */

@@ -36,11 +36,11 @@ typedef struct {
   int64_t j0, jl0; /* first global column; its local column */
   int jb;          /* panel width */
   int pr;          /* process row of the diagonal block */
-  double *p0;      /* local column jl0 (row 0) */
-  double *prow;    /* pivot row (jb) */
-  double *msg;     /* 1 + jb: a row with a header */
-  double *u12;     /* U12 of a recursion step */
-  double *rec;     /* fused pivot records: (M + 1) x (2 + 2 jb), or NULL: not fused */
+  hreal *p0;       /* local column jl0 (row 0) */
+  hreal *prow;     /* pivot row (jb) */
+  hreal *msg;      /* a row with a header word: HREAL_WORD + jb */
+  hreal *u12;      /* U12 of a recursion step */
+  hreal *rec;      /* fused pivot records: (M + 1) x (2 HREAL_WORD + 2 jb), or NULL: not fused */
   int64_t *ipiv, *info;
 } panel_t;
 
@@ -51,21 +51,23 @@ typedef struct {
 static int pivot_exchange(panel_t *p, int64_t gcol, int64_t cc, hbsp_dloc *piv) {
   hlu_ctx *c = p->c;
   const int M = c->M, me = c->myrow, nb = c->nb;
-  const int64_t lld = c->lld, jb = p->jb, w = 2 + 2 * jb;
+  /* a record: the pivot's value (a double) and index in two 8-byte words, the candidate row and
+   * the old diagonal row */
+  const int64_t lld = c->lld, jb = p->jb, h = 2 * HREAL_WORD, w = h + 2 * jb;
   hbsp_board bd = c->pboard;
   const int s = (int)(c->pex % 2);
-  double *mine = p->rec;
+  hreal *mine = p->rec;
   if (bd != NULL) {
     HLA_CALL(hbsp_board_claim(bd, s));
     mine = hbsp_board_slot(bd, me, s);
   }
   int64_t lr = hlu_pivot_local(c, gcol, p->jl0 + cc, piv);
   memcpy(mine, &piv->value, sizeof(double));
-  memcpy(mine + 1, &piv->index, sizeof(int64_t));
-  for (int64_t j = 0; j < jb; j++) mine[2 + j] = lr >= 0 ? p->p0[lr + j * lld] : 0.0;
+  memcpy(mine + HREAL_WORD, &piv->index, sizeof(int64_t));
+  for (int64_t j = 0; j < jb; j++) mine[h + j] = lr >= 0 ? p->p0[lr + j * lld] : 0.0;
   const int64_t lg = me == p->pr ? hmat_idx_g2l(gcol, nb, M) : -1;
-  for (int64_t j = 0; j < jb; j++) mine[2 + jb + j] = lg >= 0 ? p->p0[lg + j * lld] : 0.0;
-  const double *rec[HLU_PANEL_FUSE_MAX] = {NULL}; /* the records of the M ranks */
+  for (int64_t j = 0; j < jb; j++) mine[h + jb + j] = lg >= 0 ? p->p0[lg + j * lld] : 0.0;
+  const hreal *rec[HLU_PANEL_FUSE_MAX] = {NULL}; /* the records of the M ranks */
   if (bd != NULL) {
     HLA_CALL(hbsp_board_post(bd, s));
     for (int q = 0; q < M; q++) {
@@ -74,21 +76,21 @@ static int pivot_exchange(panel_t *p, int64_t gcol, int64_t cc, hbsp_dloc *piv) 
       rec[q] = d;
     }
   } else {
-    double *all = p->rec + w;
-    HLA_CALL(hbsp_coll_allgather(c->collv.env, mine, all, (size_t)w * sizeof(double), NULL));
+    hreal *all = p->rec + w;
+    HLA_CALL(hbsp_coll_allgather(c->collv.env, mine, all, (size_t)w * sizeof(hreal), NULL));
     for (int q = 0; q < M; q++) rec[q] = all + q * w;
   }
   int best = 0;
   for (int q = 0; q < M; q++) {
     hbsp_dloc a, b;
-    memcpy(&a.value, rec[q], sizeof(double)), memcpy(&a.index, rec[q] + 1, 8);
-    memcpy(&b.value, rec[best], sizeof(double)), memcpy(&b.index, rec[best] + 1, 8);
+    memcpy(&a.value, rec[q], sizeof(double)), memcpy(&a.index, rec[q] + HREAL_WORD, 8);
+    memcpy(&b.value, rec[best], sizeof(double)), memcpy(&b.index, rec[best] + HREAL_WORD, 8);
     if (q == 0 || hbsp_dloc_wins(&a, &b, 1)) best = q, *piv = a;
   }
-  memcpy(p->prow, rec[best] + 2, (size_t)jb * sizeof(double));
+  memcpy(p->prow, rec[best] + h, (size_t)jb * sizeof(hreal));
   const int64_t r = piv->index;
   if (r != gcol && hmat_idx_owner(r, nb, M) == me) { /* the old diagonal row to the pivot's place */
-    const double *old = rec[p->pr] + 2 + jb;
+    const hreal *old = rec[p->pr] + h + jb;
     int64_t lp = hmat_idx_g2l(r, nb, M);
     for (int64_t j = 0; j < jb; j++) p->p0[lp + j * lld] = old[j];
   }
@@ -108,17 +110,17 @@ static int exchange(panel_t *p, int64_t gcol, int64_t r) {
   hbsp_env col = c->collv.env;
   int nb = c->nb, M = c->M, me = c->myrow, owner_r = hmat_idx_owner(r, nb, M);
   int64_t lld = c->lld, jb = p->jb;
-  size_t bytes = (size_t)(jb + 1) * sizeof(double);
+  size_t bytes = (size_t)(HREAL_WORD + jb) * sizeof(hreal);
   if (me == owner_r) { /* kind 0: the pivot row, to everyone */
     int64_t kind = 0, lr = hmat_idx_g2l(r, nb, M);
     memcpy(p->msg, &kind, sizeof kind);
-    for (int64_t j = 0; j < jb; j++) p->msg[1 + j] = p->p0[lr + j * lld];
+    for (int64_t j = 0; j < jb; j++) p->msg[HREAL_WORD + j] = p->p0[lr + j * lld];
     for (int q = 0; q < M; q++) HLA_CALL(hbsp_send(col, q, NULL, p->msg, bytes));
   }
   if (me == p->pr && r != gcol) { /* kind 1: the old diagonal row, to the pivot row's place */
     int64_t kind = 1, lg = hmat_idx_g2l(gcol, nb, M);
     memcpy(p->msg, &kind, sizeof kind);
-    for (int64_t j = 0; j < jb; j++) p->msg[1 + j] = p->p0[lg + j * lld];
+    for (int64_t j = 0; j < jb; j++) p->msg[HREAL_WORD + j] = p->p0[lg + j * lld];
     HLA_CALL(hbsp_send(col, owner_r, NULL, p->msg, bytes));
   }
   size_t nmsg, got;
@@ -128,10 +130,10 @@ static int exchange(panel_t *p, int64_t gcol, int64_t r) {
     HLA_CALL(hbsp_move(col, NULL, p->msg, bytes, &got));
     memcpy(&kind, p->msg, sizeof kind);
     if (kind == 0) {
-      memcpy(p->prow, p->msg + 1, (size_t)jb * sizeof(double));
+      memcpy(p->prow, p->msg + HREAL_WORD, (size_t)jb * sizeof(hreal));
     } else {
       int64_t lr = hmat_idx_g2l(r, nb, M);
-      for (int64_t j = 0; j < jb; j++) p->p0[lr + j * lld] = p->msg[1 + j];
+      for (int64_t j = 0; j < jb; j++) p->p0[lr + j * lld] = p->msg[HREAL_WORD + j];
     }
   }
   if (me == p->pr) {
@@ -158,7 +160,7 @@ static int leaf(panel_t *p, int64_t c0, int64_t w) {
     }
     int64_t lr = hmat_numroc(gcol + 1, c->nb, c->myrow, c->M); /* my rows below the diagonal */
     int64_t m = c->mloc - lr;
-    double *colc = p->p0 + cc * lld + lr, v = piv.value;
+    hreal *colc = p->p0 + cc * lld + lr, v = piv.value;
     if (v != 0.0) {
       if (fabs(v) >= DBL_MIN)
         hkern_dscal(m, 1.0 / v, colc, 1);
@@ -183,11 +185,11 @@ static int rec(panel_t *p, int64_t c0, int64_t w, int64_t leafw) {
    * there), then down the column. */
   if (c->myrow == p->pr) {
     int64_t li = hmat_idx_g2l(p->j0 + c0, c->nb, c->M);
-    double *L11 = p->p0 + li + c0 * lld, *A12 = L11 + n1 * lld;
+    hreal *L11 = p->p0 + li + c0 * lld, *A12 = L11 + n1 * lld;
     HLA_CALL(hkern_dtrsm('L', 'L', 'N', 'U', n1, n2, 1.0, L11, lld, A12, lld));
     hkern_pack(n1, n2, A12, lld, p->u12);
   }
-  HLA_CALL(hlu_bcast(&c->collv, p->u12, (size_t)(n1 * n2) * sizeof(double), p->pr, c->howp));
+  HLA_CALL(hlu_bcast(&c->collv, p->u12, (size_t)(n1 * n2) * sizeof(hreal), p->pr, c->howp));
   int64_t lr = hmat_numroc(p->j0 + c0 + n1, c->nb, c->myrow, c->M), m = c->mloc - lr;
   if (m > 0)
     HLA_CALL(hkern_dgemm('N', 'N', m, n2, n1, -1.0, p->p0 + lr + c0 * lld, lld, p->u12, n1, 1.0,
@@ -197,7 +199,7 @@ static int rec(panel_t *p, int64_t c0, int64_t w, int64_t leafw) {
 
 int hlu_panel(hlu_ctx *c, int64_t j0, int jb, int64_t *ipiv, int64_t *info) {
   int64_t jl0 = hmat_idx_g2l(j0, c->nb, c->N), lld = c->lld;
-  double *p0 = c->a + jl0 * lld;
+  hreal *p0 = c->a + jl0 * lld;
   *info = -1;
   if (c->M == 1 && c->plan.panel != HLA_PANEL_COLUMNS) {
     /* One process row: local rows are global rows. */
@@ -207,7 +209,7 @@ int hlu_panel(hlu_ctx *c, int64_t j0, int jb, int64_t *ipiv, int64_t *info) {
     if (inf >= 0) *info = j0 + inf;
     return HLA_OK;
   }
-  double *pb = c->pbuf;
+  hreal *pb = c->pbuf;
   const int fused = c->collv.local == NULL && c->M <= HLU_PANEL_FUSE_MAX;
   panel_t p = {c,
                j0,
@@ -217,8 +219,8 @@ int hlu_panel(hlu_ctx *c, int64_t j0, int jb, int64_t *ipiv, int64_t *info) {
                p0,
                pb,
                pb + jb,
-               pb + 2 * jb + 1,
-               fused ? pb + 3 * ((int64_t)c->nb + 1) + (int64_t)c->nb * c->nb
+               pb + 2 * jb + HREAL_WORD,
+               fused ? pb + 3 * ((int64_t)c->nb + HREAL_WORD) + (int64_t)c->nb * c->nb
                      : NULL, /* after U12 */
                ipiv,
                info};

@@ -11,7 +11,7 @@
 
 int64_t hlu_pivot_local(const hlu_ctx *ctx, int64_t j, int64_t jl, hbsp_dloc *piv) {
   int64_t lr = hmat_numroc(j, ctx->nb, ctx->myrow, ctx->M); /* my first local row >= j */
-  const double *col = ctx->a + jl * ctx->lld;
+  const hreal *col = ctx->a + jl * ctx->lld;
   if (lr < ctx->mloc) {
     int64_t i = lr + hkern_idamax(ctx->mloc - lr, col + lr, 1);
     piv->value = col[i];

@@ -34,10 +34,8 @@ static int check_rhs(const char *fn, hmat LU, hmat B) {
   return HLA_OK;
 }
 
-/* Checks shared by hlu_solve, hlu_solve_trans and hla_gesv; returns the agreed code. trans is
- * hlu_solve_trans's character (hlu_solve and hla_gesv pass 'N'). Collective over LU's ALL. */
-static int check_all(const char *fn, hmat LU, const int64_t *ipiv, int ipiv_in, hmat B,
-                     const hla_opts *opts, int finite, char trans) {
+int hlu_check_solve(const char *fn, hmat LU, const int64_t *ipiv, int ipiv_in, hmat B,
+                    const hla_opts *opts, int finite, char trans) {
   const char *const names[2] = {ipiv_in ? "LU" : "A", "B"};
   const hmat x[2] = {LU, B};
   int64_t v[HLU_NOPTS + 1];
@@ -46,6 +44,7 @@ static int check_all(const char *fn, hmat LU, const int64_t *ipiv, int ipiv_in, 
   int code = hlu_opts_check(all, fn, opts, v);
   v[HLU_NOPTS] = (unsigned char)trans;
   HLA_CALL(hdist_agree_args(fn, x, names, 2, v, HLU_NOPTS + 1, &all));
+  HLA_CALL(hdist_check_elem(all, fn, x, names, 2, HREAL_ELEM));
   if (code == HLA_OK && !strchr("NnTtCc", trans))
     code = trans >= 32 && trans < 127
                ? HBSP_FAIL(all, HLA_ERR_ARG, "%s: trans '%c' is not N, T or C", fn, trans)
@@ -134,7 +133,7 @@ static int solve_checked(hmat LU, const int64_t *ipiv, hmat B, const hla_opts *o
     return on_copies(trans ? RUN_SOLVE_T : RUN_SOLVE, LU, (int64_t *)ipiv, B, opts, t0);
   hmat F = LU;
   if (trans) { /* the factors' transpose, on LU's grid and blocks */
-    HLA_CALL(hmat_create(LU->g, LU->n, LU->n, LU->nb, LU->nb, &F));
+    HLA_CALL(hmat_create_typed(LU->g, LU->n, LU->n, LU->nb, LU->nb, LU->elem, &F));
     int e = hdist_transpose(LU, F);
     if (e != HLA_OK) hmat_free(&F);
     HLA_CALL(e);
@@ -154,16 +153,18 @@ static int solve_checked(hmat LU, const int64_t *ipiv, hmat B, const hla_opts *o
 
 /* hlu_solve: see include/hla/ops.h. Collective over HGRID_ALL of LU's grid; cost above. */
 int hlu_solve(hmat LU, const int64_t *ipiv, hmat B, const hla_opts *opts) {
+  HREAL_DISPATCH(LU ? LU : B, hlu_solve_s(LU, ipiv, B, opts));
   double t0 = hbsp_time();
-  HLA_CALL(check_all("hlu_solve", LU, ipiv, 1, B, opts, 0, 'N'));
+  HLA_CALL(hlu_check_solve("hlu_solve", LU, ipiv, 1, B, opts, 0, 'N'));
   return solve_checked(LU, ipiv, B, opts, 0, t0);
 }
 
 /* hlu_solve_trans: see include/hla/ops.h. Collective over HGRID_ALL of LU's grid; cost above, and
  * for 'T' the transposed copy of the factors (hdist_transpose). */
 int hlu_solve_trans(char trans, hmat LU, const int64_t *ipiv, hmat B, const hla_opts *opts) {
+  HREAL_DISPATCH(LU ? LU : B, hlu_solve_trans_s(trans, LU, ipiv, B, opts));
   double t0 = hbsp_time();
-  HLA_CALL(check_all("hlu_solve_trans", LU, ipiv, 1, B, opts, 0, trans));
+  HLA_CALL(hlu_check_solve("hlu_solve_trans", LU, ipiv, 1, B, opts, 0, trans));
   return solve_checked(LU, ipiv, B, opts, trans != 'N' && trans != 'n', t0);
 }
 
@@ -171,8 +172,9 @@ int hlu_solve_trans(char trans, hmat LU, const int64_t *ipiv, hmat B, const hla_
  * hlu_solve (one setup of the levels and workspaces for both). */
 int hla_gesv(hmat A, int64_t *ipiv, hmat B, const hla_opts *opts) {
   static const char fn[] = "hla_gesv";
+  HREAL_DISPATCH(A ? A : B, hla_gesv_s(A, ipiv, B, opts));
   double t0 = hbsp_time();
-  HLA_CALL(check_all(fn, A, ipiv, 0, B, opts, 1, 'N'));
+  HLA_CALL(hlu_check_solve(fn, A, ipiv, 0, B, opts, 1, 'N'));
   if (shifted(A) || shifted(B)) return on_copies(RUN_GESV, A, ipiv, B, opts, t0);
   hlu_ctx c;
   HLA_CALL(prepare(&c, A, B, opts, 1));

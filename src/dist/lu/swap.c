@@ -48,28 +48,44 @@ int hlu_swap_left(hlu_ctx *ctx, const int64_t *ipiv) {
 /* The pairs whose source and target rows are both mine, over my columns [c0, c0 + ncols): the
  * sources gathered column by column (each column is contiguous; a row walk would touch one cache
  * line per column), a few columns at a time so that they are still in cache for the scatter. */
+/* Bytes of a row message of hlu_rows_open: 3 + cw header words, then cw x ncols values and nl. */
+static size_t row_msg_bytes(int64_t cw, int64_t ncols, int64_t nl) {
+  return (size_t)(3 + cw) * sizeof(int64_t) + (size_t)(cw * ncols + nl) * sizeof(hreal);
+}
+
+/* Bytes of a deferred record of recv_rows, [ca][ca local rows][ca x nrest values], rounded to 8 so
+ * that the next record's words are aligned. */
+static size_t defer_bytes(int64_t ca, int64_t nrest) {
+  return ((size_t)(1 + ca) * sizeof(int64_t) + (size_t)(ca * nrest) * sizeof(hreal) + 7) / 8 * 8;
+}
+
+/* Bytes of local_moves' buffer for npairs pairs: two index lists and JB columns of values. */
+static size_t local_bytes(int64_t npairs) {
+  return (size_t)npairs * (2 * sizeof(int64_t) + JB * sizeof(hreal));
+}
+
 static int local_moves(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, int64_t npairs,
                        int64_t c0, int64_t ncols) {
   const int nb = ctx->nb, M = ctx->M, me = ctx->myrow;
   const int64_t lld = X->lld;
   ctx->msg.n = 0;
-  if (hla_buf_reserve(&ctx->msg, (size_t)(npairs * (JB + 2)) * sizeof(double)) != HLA_OK)
+  if (hla_buf_reserve(&ctx->msg, local_bytes(npairs)) != HLA_OK)
     return HBSP_FAIL(ctx->collv.env, HLA_ERR_NOMEM, "LU row move: out of memory");
   int64_t *ls = (int64_t *)ctx->msg.p, *ld = ls + npairs, cnt = 0;
-  double *tmp = (double *)(ld + npairs);
+  hreal *tmp = (hreal *)(ld + npairs);
   for (int64_t t = 0; t < npairs; t++) /* local row indices first: no division inside */
     if (hmat_idx_owner(src[t], nb, M) == me && hmat_idx_owner(dst[t], nb, M) == me)
       ls[cnt] = hmat_idx_g2l(src[t], nb, M), ld[cnt] = hmat_idx_g2l(dst[t], nb, M), cnt++;
   for (int64_t j0 = 0; cnt > 0 && j0 < ncols; j0 += JB) {
     int64_t jn = ncols - j0 < JB ? ncols - j0 : JB;
     for (int64_t j = 0; j < jn; j++) {
-      const double *cj = X->data + (c0 + j0 + j) * lld;
+      const hreal *cj = HDATA(X) + (c0 + j0 + j) * lld;
       if (j0 + j + 4 < ncols) /* as in hlu_rows_pack */
         for (int64_t t = 0; t < cnt; t++) __builtin_prefetch(cj + 4 * lld + ls[t]);
       for (int64_t t = 0; t < cnt; t++) tmp[t + j * cnt] = cj[ls[t]];
     }
     for (int64_t j = 0; j < jn; j++) {
-      double *cj = X->data + (c0 + j0 + j) * lld;
+      hreal *cj = HDATA(X) + (c0 + j0 + j) * lld;
       for (int64_t t = 0; t < cnt; t++) cj[ld[t]] = tmp[t + j * cnt];
     }
   }
@@ -85,15 +101,15 @@ static int local_moves(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *
  * reaches them, straight into the BSP queue (one message per destination, so its space stays put
  * until the sync). */
 typedef struct {
-  double *val;  /* the values (NULL: no message to this process row) */
+  hreal *val;   /* the values (NULL: no message to this process row) */
   int64_t ca;   /* rows of X in it; its local source rows follow the hlu_out array in rows.out */
   int64_t cw;   /* ca + the rows of u */
   int64_t from; /* index of its first source row in that list */
 } hlu_out;
 
 int hlu_rows_open(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, int64_t npairs,
-                  int64_t c0, int64_t c1, int64_t cmove, double *u, int jb, const int64_t *ut,
-                  int64_t cu, double *l11, int64_t nl) {
+                  int64_t c0, int64_t c1, int64_t cmove, hreal *u, int jb, const int64_t *ut,
+                  int64_t cu, hreal *l11, int64_t nl) {
   hbsp_env col = ctx->collv.env;
   const int nb = ctx->nb, M = ctx->M, me = ctx->myrow;
   const int64_t ncols = c1 - c0;
@@ -115,17 +131,16 @@ int hlu_rows_open(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, 
         lr[used + ca++] = hmat_idx_g2l(src[t], nb, M);
     const int64_t cw = ca + cu;
     if (cw == 0 && nl == 0) continue;
-    size_t words = (size_t)(3 + cw + cw * ncols + nl);
     void *space;
-    HLA_CALL(hbsp_send_buf(col, d, NULL, words * sizeof(double), &space));
+    HLA_CALL(hbsp_send_buf(col, d, NULL, row_msg_bytes(cw, ncols, nl), &space));
     int64_t *hdr = space, *rows = hdr + 3, q = 0;
     hdr[0] = ca, hdr[1] = cu, hdr[2] = nl;
     for (int64_t t = 0; t < npairs; t++)
       if (hmat_idx_owner(src[t], nb, M) == me && hmat_idx_owner(dst[t], nb, M) == d)
         rows[q++] = dst[t];
     for (q = 0; q < cu; q++) rows[ca + q] = ut[q];
-    o[d] = (hlu_out){(double *)space + 3 + cw, ca, cw, used};
-    if (nl) memcpy(o[d].val + cw * ncols, l11, (size_t)nl * sizeof(double));
+    o[d] = (hlu_out){(hreal *)(rows + cw), ca, cw, used};
+    if (nl) memcpy(o[d].val + cw * ncols, l11, (size_t)nl * sizeof(hreal));
     used += ca;
   }
   return HLA_OK;
@@ -144,8 +159,8 @@ int hlu_rows_pack(hlu_ctx *ctx, int64_t j0, int64_t j1) {
       /* Column by column (each column is contiguous; a row walk would touch a cache line per
        * column), prefetching the same rows 4 columns on: scattered lines, no hardware prefetch. */
       for (int64_t j = j0; j < j1; j++) {
-        const double *cj = X->data + (r->c0 + j) * lld, *uj = cu ? r->u + j * jb : NULL;
-        double *v = o[d].val + j * cw;
+        const hreal *cj = HDATA(X) + (r->c0 + j) * lld, *uj = cu ? r->u + j * jb : NULL;
+        hreal *v = o[d].val + j * cw;
         if (j + 4 < r->ncols)
           for (int64_t q = 0; q < ca; q++) __builtin_prefetch(cj + 4 * lld + rows[q]);
         for (int64_t q = 0; q < ca; q++) v[q] = cj[rows[q]];
@@ -165,8 +180,8 @@ int hlu_rows_pack(hlu_ctx *ctx, int64_t j0, int64_t j1) {
  * ctx->defer for hlu_swap_spread_rest; rows of the block row land in u (leading dimension jb;
  * none expected when jb = 0), L11 in l11. ar holds maxa entries, the most rows of X a message
  * may carry. */
-static int recv_rows(hlu_ctx *ctx, hmat X, int64_t c0, int64_t ncols, int64_t cnow, double *u,
-                     int jb, double *l11, int64_t *ar, int64_t maxa) {
+static int recv_rows(hlu_ctx *ctx, hmat X, int64_t c0, int64_t ncols, int64_t cnow, hreal *u,
+                     int jb, hreal *l11, int64_t *ar, int64_t maxa) {
   hbsp_env col = ctx->collv.env;
   const int nb = ctx->nb, M = ctx->M, me = ctx->myrow;
   const int64_t lld = X->lld, jb2 = (int64_t)jb * jb, nrest = ncols - cnow;
@@ -177,10 +192,10 @@ static int recv_rows(hlu_ctx *ctx, hmat X, int64_t c0, int64_t ncols, int64_t cn
     const void *space;
     HLA_CALL(hbsp_hpmove(col, NULL, &space, &got));
     const int64_t *hdr = space;
-    const int64_t ca = got >= 3 * sizeof(double) ? hdr[0] : -1, cu = ca >= 0 ? hdr[1] : -1,
+    const int64_t ca = got >= 3 * sizeof(int64_t) ? hdr[0] : -1, cu = ca >= 0 ? hdr[1] : -1,
                   nl = ca >= 0 ? hdr[2] : -1, cw = ca + cu;
     if (ca < 0 || ca > maxa || cu < 0 || cu > jb || (nl != 0 && nl != jb2) ||
-        got != (size_t)(3 + cw + cw * ncols + nl) * sizeof(double))
+        got != row_msg_bytes(cw, ncols, nl))
       return HBSP_FAIL(col, HLA_ERR_INTERNAL, "LU row move: malformed message of %zu bytes", got);
     for (int64_t q = 0; q < cw; q++) {
       int64_t r = hdr[3 + q];
@@ -189,30 +204,30 @@ static int recv_rows(hlu_ctx *ctx, hmat X, int64_t c0, int64_t ncols, int64_t cn
       if (q < ca) ar[q] = hmat_idx_g2l(r, nb, M);
     }
     const int64_t *tu = hdr + 3 + ca;
-    const double *val = (const double *)space + 3 + cw;
+    const hreal *val = (const hreal *)(hdr + 3 + cw);
     for (int64_t j = 0; cu > 0 && j < ncols; j++) {
-      double *uj = u + j * jb;
-      const double *v = val + j * cw;
+      hreal *uj = u + j * jb;
+      const hreal *v = val + j * cw;
       for (int64_t q = 0; q < cu; q++) uj[tu[q]] = v[ca + q];
     }
     for (int64_t j = 0; j < cnow; j++) {
-      double *cj = X->data + (c0 + j) * lld;
+      hreal *cj = HDATA(X) + (c0 + j) * lld;
       for (int64_t q = 0; q < ca; q++) cj[ar[q]] = val[q + j * cw];
     }
     if (ca > 0 &&
         nrest > 0) { /* [ca][ca local rows][ca x nrest]: the queue goes at the next sync */
-      size_t at = ctx->defer.n, bytes = (size_t)(1 + ca + ca * nrest) * sizeof(double);
+      size_t at = ctx->defer.n, bytes = defer_bytes(ca, nrest);
       if (hla_buf_reserve(&ctx->defer, bytes) != HLA_OK)
         return HBSP_FAIL(col, HLA_ERR_NOMEM, "LU row move: out of memory");
       int64_t *rec = (int64_t *)(ctx->defer.p + at);
-      double *dv = (double *)(rec + 1 + ca);
+      hreal *dv = (hreal *)(rec + 1 + ca);
       rec[0] = ca;
       memcpy(rec + 1, ar, (size_t)ca * sizeof *ar);
       for (int64_t j = 0; j < nrest; j++)
         memcpy(dv + j * ca, val + (cnow + j) * cw, (size_t)ca * sizeof *dv);
       ctx->defer.n = at + bytes;
     }
-    if (nl) memcpy(l11, val + cw * ncols, (size_t)nl * sizeof(double));
+    if (nl) memcpy(l11, val + cw * ncols, (size_t)nl * sizeof(hreal));
   }
   return HLA_OK;
 }
@@ -220,8 +235,8 @@ static int recv_rows(hlu_ctx *ctx, hmat X, int64_t c0, int64_t ncols, int64_t cn
 int hlu_rows_reserve(hlu_ctx *ctx, int64_t npairs, int64_t nrest) {
   const int M = ctx->M, nb = ctx->nb;
   /* A spread's moves land at most 2 nb rows, in at most M - 1 messages. */
-  size_t defer = nrest > 0 ? (size_t)(M + 2 * nb + 2 * nb * nrest) * sizeof(double) : 0;
-  if (hla_buf_reserve(&ctx->msg, (size_t)(npairs * (JB + 2)) * sizeof(double)) != HLA_OK ||
+  size_t defer = nrest > 0 ? (size_t)M * defer_bytes(0, 0) + defer_bytes(2 * nb, nrest) : 0;
+  if (hla_buf_reserve(&ctx->msg, local_bytes(npairs)) != HLA_OK ||
       hla_buf_reserve(&ctx->rows.out,
                       (size_t)M * sizeof(hlu_out) + (size_t)npairs * sizeof(int64_t)) != HLA_OK ||
       hla_buf_reserve(&ctx->defer, defer) != HLA_OK)
@@ -254,11 +269,11 @@ int hlu_move_rows(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, 
 
 int hlu_swap_spread(hlu_ctx *ctx, int64_t j0, int jb, const int64_t *perm, const int64_t *dst,
                     const int64_t *src, int64_t npairs, int64_t c0, int64_t c1, int64_t cnow,
-                    int pr, const double *L, int64_t ldl) {
+                    int pr, const hreal *L, int64_t ldl) {
   hmat X = ctx->A;
   const int nb = ctx->nb, M = ctx->M, me = ctx->myrow;
   const int64_t ncols = c1 - c0, lld = X->lld;
-  double *u = ctx->ubuf, *l11 = ctx->l11;
+  hreal *u = ctx->ubuf, *l11 = ctx->l11;
   ctx->defer.n = 0;
   ctx->defer_na = ctx->defer_n = 0;
   if (ncols == 0) return HLA_OK; /* the same on every rank of the process column */
@@ -277,8 +292,8 @@ int hlu_swap_spread(hlu_ctx *ctx, int64_t j0, int jb, const int64_t *perm, const
     if (hmat_idx_owner(perm[t], nb, M) == me)
       ut[nmine] = t, ur[nmine] = hmat_idx_g2l(perm[t], nb, M), nmine++;
   for (int64_t j = 0; j < ncols; j++) {
-    const double *cj = X->data + (c0 + j) * lld;
-    double *uj = u + j * jb;
+    const hreal *cj = HDATA(X) + (c0 + j) * lld;
+    hreal *uj = u + j * jb;
     for (int64_t q = 0; q < nmine; q++) uj[ut[q]] = cj[ur[q]];
   }
   if (me == pr) hkern_pack(jb, jb, L, ldl, l11);
@@ -297,12 +312,12 @@ int hlu_swap_spread_rest(hlu_ctx *ctx) {
   HLA_CALL(local_moves(ctx, X, ctx->defer_dst, ctx->defer_src, ctx->defer_na, c0, nrest));
   for (size_t at = 0; at < ctx->defer.n;) {
     const int64_t *rec = (const int64_t *)(ctx->defer.p + at), ca = rec[0], *rows = rec + 1;
-    const double *v = (const double *)(rows + ca);
+    const hreal *v = (const hreal *)(rows + ca);
     for (int64_t j = 0; j < nrest; j++) {
-      double *cj = X->data + (c0 + j) * lld;
+      hreal *cj = HDATA(X) + (c0 + j) * lld;
       for (int64_t q = 0; q < ca; q++) cj[rows[q]] = v[q + j * ca];
     }
-    at += (size_t)(1 + ca + ca * nrest) * sizeof(double);
+    at += defer_bytes(ca, nrest);
   }
   ctx->defer.n = 0;
   ctx->defer_n = 0;

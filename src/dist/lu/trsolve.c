@@ -27,7 +27,7 @@
  * solve. Collective over my process row. */
 static int to_holders(hlu_ctx *c, hmat B, int64_t count, int pc) {
   int N = c->N, all = 1;
-  size_t bytes = (size_t)count * sizeof(double);
+  size_t bytes = (size_t)count * sizeof(hreal);
   for (int t = 0; t < N; t++) all &= hmat_numroc(B->n, B->nb, t, N) > 0;
   if (all) return hlu_bcast(&c->rowlv, c->lbuf, bytes, pc, c->howp);
   if (count == 0) return HLA_OK;
@@ -62,19 +62,19 @@ int hlu_trsolve(hlu_ctx *c, hmat B, char uplo, char diag) {
 
     /* 2. the diagonal block of B */
     if (me_r == pr && nr > 0) {
-      double *Bk = B->data + il0;
-      const double *T = c->lbuf + (il0 - r0);
+      hreal *Bk = HDATA(B) + il0;
+      const hreal *T = c->lbuf + (il0 - r0);
       HLA_CALL(hkern_dtrsm('L', lower ? 'L' : 'U', 'N', diag, jb, nr, 1.0, T, ldl, Bk, ldb));
       hkern_pack(jb, nr, Bk, ldb, c->ubuf);
     }
     /* 3. down my process column (every rank of it has the same nr) */
-    HLA_CALL(hlu_bcast(&c->collv, c->ubuf, (size_t)(jb * nr) * sizeof(double), pr, c->howp));
+    HLA_CALL(hlu_bcast(&c->collv, c->ubuf, (size_t)(jb * nr) * sizeof(hreal), pr, c->howp));
 
     /* 4. the rest of my rows: below the block (L) or above it (U) */
     const int64_t u0 = lower ? il1 : 0, u1 = lower ? c->mloc : il0;
     if (u1 > u0 && nr > 0)
       HLA_CALL(hkern_dgemm('N', 'N', u1 - u0, nr, jb, -1.0, c->lbuf + (u0 - r0), ldl, c->ubuf, jb,
-                           1.0, B->data + u0, ldb));
+                           1.0, HDATA(B) + u0, ldb));
   }
   return HLA_OK;
 }
@@ -102,20 +102,19 @@ int hlu_trsolve(hlu_ctx *c, hmat B, char uplo, char diag) {
 
 /* One triangle by fan-in; Y (mloc x nrhs, ld mloc) holds b (U) or receives the solution blocks of
  * my diagonal blocks; for L, b comes from B's holders. */
-static int fanin(hlu_ctx *c, hmat B, char uplo, char diag, double *Y, double *W, double *s,
-                 double *x) {
+static int fanin(hlu_ctx *c, hmat B, char uplo, char diag, hreal *Y, hreal *W, hreal *s, hreal *x) {
   const int64_t n = c->n, lld = c->lld, ld = c->mloc > 1 ? c->mloc : 1, nrhs = B->n;
   const int nb = c->nb, M = c->M, N = c->N, me_r = c->myrow, me_c = c->mycol;
   const int lower = uplo == 'L', left = N > M;
   const int64_t nblk = (n + nb - 1) / nb, ldx = c->nloc > 1 ? c->nloc : 1;
-  double *Xm = W; /* left-looking: W holds my solved x by local column (nloc x nrhs) instead */
+  hreal *Xm = W; /* left-looking: W holds my solved x by local column (nloc x nrhs) instead */
   if (!left) memset(W, 0, (size_t)(ld * nrhs) * sizeof *W);
   for (int64_t t = 0; t < nblk; t++) {
     const int64_t k = lower ? t : nblk - 1 - t, j0 = k * nb;
     const int jb = (int)(n - j0 < nb ? n - j0 : nb);
     const int pc = (int)(k % N), pr = (int)(k % M);
     const int64_t il0 = hmat_numroc(j0, nb, me_r, M), il1 = hmat_numroc(j0 + jb, nb, me_r, M);
-    const double *Tk = me_c == pc ? c->a + hmat_idx_g2l(j0, nb, N) * lld : NULL; /* block k */
+    const hreal *Tk = me_c == pc ? c->a + hmat_idx_g2l(j0, nb, N) * lld : NULL; /* block k */
     if (me_r == pr) {
       /* 1. (4'. first: my solved column blocks are my local columns left of block k (L) or right
        * of it (U)) */
@@ -133,8 +132,8 @@ static int fanin(hlu_ctx *c, hmat B, char uplo, char diag, double *Y, double *W,
       }
       if (lower) {
         for (int64_t jj = 0; jj < B->nloc; jj++) {
-          const double *b = B->data + il0 + jj * B->lld;
-          double *sj = s + hmat_l2g_col(B, jj) * jb;
+          const hreal *b = HDATA(B) + il0 + jj * B->lld;
+          hreal *sj = s + hmat_l2g_col(B, jj) * jb;
           for (int i = 0; i < jb; i++) sj[i] += b[i];
         }
       } else if (me_c == pc) {
@@ -171,7 +170,7 @@ static int fanin(hlu_ctx *c, hmat B, char uplo, char diag, double *Y, double *W,
 /* x (block k on its diagonal owner, in Y) into B's layout: each rank sends, for every process
  * column holding columns of B, the rows of its diagonal blocks in those columns, in block order;
  * one superstep of my process row. The receiver knows the order: [source column][values]. */
-static int fanin_to_b(hlu_ctx *c, hmat B, const double *Y) {
+static int fanin_to_b(hlu_ctx *c, hmat B, const hreal *Y) {
   const int64_t n = c->n, ld = c->mloc > 1 ? c->mloc : 1;
   const int nb = c->nb, M = c->M, N = c->N, me_r = c->myrow, me_c = c->mycol;
   hbsp_env row = c->rowlv.env;
@@ -183,8 +182,10 @@ static int fanin_to_b(hlu_ctx *c, hmat B, const double *Y) {
     const int64_t cols = hmat_numroc(B->n, B->nb, t, N);
     if (cols == 0 || rows == 0) continue;
     void *space;
-    HLA_CALL(hbsp_send_buf(row, t, NULL, (size_t)(1 + rows * cols) * sizeof(double), &space));
-    double *m = space, *v = m + 1;
+    HLA_CALL(hbsp_send_buf(row, t, NULL, sizeof(int64_t) + (size_t)(rows * cols) * sizeof(hreal),
+                           &space));
+    int64_t *m = space;
+    hreal *v = (hreal *)(m + 1);
     m[0] = me_c;
     for (int64_t jj = 0; jj < cols; jj++) {
       const int64_t j = hmat_idx_l2g(jj, B->nb, t, N);
@@ -202,18 +203,19 @@ static int fanin_to_b(hlu_ctx *c, hmat B, const double *Y) {
     size_t got;
     const void *space;
     HLA_CALL(hbsp_hpmove(row, NULL, &space, &got));
-    const double *m = space, *v = m + 1;
-    const int src = got >= sizeof(double) ? (int)m[0] : -1;
+    const int64_t *m = space;
+    const hreal *v = (const hreal *)(m + 1);
+    const int src = got >= sizeof(int64_t) && m[0] >= 0 && m[0] < N ? (int)m[0] : -1;
     int64_t rows = 0; /* of the blocks that src solved, mine */
     for (int64_t j0 = 0, k = 0; src >= 0 && j0 < n; j0 += nb, k++)
       if (k % M == me_r && k % N == src) rows += n - j0 < nb ? n - j0 : nb;
-    if (src < 0 || src >= N || got != (size_t)(1 + rows * B->nloc) * sizeof(double))
+    if (src < 0 || got != sizeof(int64_t) + (size_t)(rows * B->nloc) * sizeof(hreal))
       return HBSP_FAIL(row, HLA_ERR_INTERNAL, "LU solve: solution message of %zu bytes", got);
     for (int64_t jj = 0; jj < B->nloc; jj++)
       for (int64_t j0 = 0, k = 0; j0 < n; j0 += nb, k++) {
         if (k % M != me_r || k % N != src) continue;
         const int64_t jb = n - j0 < nb ? n - j0 : nb, il0 = hmat_numroc(j0, nb, me_r, M);
-        memcpy(B->data + il0 + jj * B->lld, v, (size_t)jb * sizeof *v);
+        memcpy(HDATA(B) + il0 + jj * B->lld, v, (size_t)jb * sizeof *v);
         v += jb;
       }
   }
@@ -229,7 +231,7 @@ int64_t hlu_fanin_words(const hlu_ctx *c, int64_t nrhs) {
 int hlu_trsolve_fanin(hlu_ctx *c, hmat B, int trans) {
   const int64_t ld = c->mloc > 1 ? c->mloc : 1, nrhs = B->n, nb = c->nb;
   const int64_t lw = c->N > c->M ? (c->nloc > 1 ? c->nloc : 1) : ld; /* W, or Xm (fanin) */
-  double *Y = c->fan, *W = Y + ld * nrhs, *s = W + lw * nrhs, *x = s + nb * nrhs;
+  hreal *Y = c->fan, *W = Y + ld * nrhs, *s = W + lw * nrhs, *x = s + nb * nrhs;
   HLA_CALL(fanin(c, B, 'L', trans ? 'N' : 'U', Y, W, s, x));
   HLA_CALL(fanin(c, B, 'U', trans ? 'U' : 'N', Y, W, s, x));
   return fanin_to_b(c, B, Y);

@@ -49,9 +49,9 @@ static int u_part(int r, int pr, int M) {
 
 /* Columns [a, b) of U12 := L11^-1 U12 in ubuf (jb rows; L11 packed in l11), and on the process row
  * of the diagonal block (on_pr) into the matrix's block row A12. */
-static int u_solve(hlu_ctx *c, int jb, int64_t a, int64_t b, int on_pr, double *A12) {
+static int u_solve(hlu_ctx *c, int jb, int64_t a, int64_t b, int on_pr, hreal *A12) {
   if (b <= a) return HLA_OK;
-  double *U = c->ubuf + a * jb;
+  hreal *U = c->ubuf + a * jb;
   HLA_CALL(hkern_dtrsm('L', 'L', 'N', 'U', jb, b - a, 1.0, c->l11, jb, U, jb));
   if (on_pr) hkern_unpack(jb, b - a, U, A12 + a * c->lld, c->lld);
   return HLA_OK;
@@ -60,7 +60,7 @@ static int u_solve(hlu_ctx *c, int jb, int64_t a, int64_t b, int on_pr, double *
 /* The columns [x0, x1) of U12 right of block k+1 (x0 and x1 ends of pieces: see the header), piece
  * by piece. */
 static int u_solve_cols(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int64_t x0, int64_t x1,
-                        int on_pr, double *A12) {
+                        int on_pr, hreal *A12) {
   const int64_t f = nxt + hlu_slice_end(c, nu - nxt, 0);
   for (int q = 0; q < c->M; q++) {
     int64_t p0 = u_cut(nxt, nu, c->nb, c->M, q), p1 = u_cut(nxt, nu, c->nb, c->M, q + 1);
@@ -84,25 +84,30 @@ static int64_t u_first_end(const hlu_ctx *c, int64_t nxt, int64_t nu) {
   return c->M == 1 ? f : nu; /* u_cut(M) = nu */
 }
 
+/* Bytes of a part of u_send_part: two header words and jb x w values. */
+static size_t part_bytes(int jb, int64_t w) {
+  return 2 * sizeof(int64_t) + (size_t)(jb * w) * sizeof(hreal);
+}
+
 /* Solved columns [a, b) of ubuf to every other rank of the column: [a][b][jb (b - a) values]. */
 static int u_send_part(hlu_ctx *c, int jb, int64_t a, int64_t b) {
   hbsp_env col = c->collv.env;
   if (b <= a) return HLA_OK;
-  const size_t words = 2 + (size_t)(jb * (b - a));
+  const size_t bytes = part_bytes(jb, b - a);
   for (int d = 0; d < c->M; d++) {
     if (d == c->myrow) continue;
     void *space;
-    HLA_CALL(hbsp_send_buf(col, d, NULL, words * sizeof(double), &space));
+    HLA_CALL(hbsp_send_buf(col, d, NULL, bytes, &space));
     int64_t *hdr = space;
     hdr[0] = a, hdr[1] = b;
-    memcpy(hdr + 2, c->ubuf + a * jb, (size_t)(jb * (b - a)) * sizeof(double));
+    memcpy(hdr + 2, c->ubuf + a * jb, (size_t)(jb * (b - a)) * sizeof(hreal));
   }
   return HLA_OK;
 }
 
 /* The split way (header comment): two supersteps of the column. */
-static int u_split(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int pr, const double *L,
-                   int64_t ldl, double *A12) {
+static int u_split(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int pr, const hreal *L, int64_t ldl,
+                   hreal *A12) {
   hbsp_env col = c->collv.env;
   const int M = c->M, me = c->myrow, nb = c->nb;
   const int64_t lld = c->lld, jb2 = (int64_t)jb * jb;
@@ -118,9 +123,9 @@ static int u_split(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int pr, const do
       const int64_t db = u_cut(nxt, nu, nb, M, u_part(d, pr, M) + 1);
       if (d == pr || db <= da) continue;
       void *buf;
-      HLA_CALL(hbsp_send_buf(col, d, NULL, (size_t)(jb2 + jb * (db - da)) * sizeof(double), &buf));
+      HLA_CALL(hbsp_send_buf(col, d, NULL, (size_t)(jb2 + jb * (db - da)) * sizeof(hreal), &buf));
       hkern_pack(jb, jb, L, ldl, buf);
-      hkern_pack(jb, db - da, A12 + da * lld, lld, (double *)buf + jb2);
+      hkern_pack(jb, db - da, A12 + da * lld, lld, (hreal *)buf + jb2);
     }
     hkern_pack(jb, jb, L, ldl, c->l11);
     hkern_pack(jb, nxt, A12, lld, c->ubuf);
@@ -132,10 +137,10 @@ static int u_split(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int pr, const do
                      me != pr && b > a);
   if (nmsg) {
     HLA_CALL(hbsp_hpmove(col, NULL, &space, &got));
-    if (got != (size_t)(jb2 + jb * (b - a)) * sizeof(double))
+    if (got != (size_t)(jb2 + jb * (b - a)) * sizeof(hreal))
       return HBSP_FAIL(col, HLA_ERR_INTERNAL, "LU U block: part of %zu bytes", got);
-    memcpy(c->l11, space, (size_t)jb2 * sizeof(double));
-    memcpy(c->ubuf + a * jb, (const double *)space + jb2, (size_t)(jb * (b - a)) * sizeof(double));
+    memcpy(c->l11, space, (size_t)jb2 * sizeof(hreal));
+    memcpy(c->ubuf + a * jb, (const hreal *)space + jb2, (size_t)(jb * (b - a)) * sizeof(hreal));
   }
 
   /* Superstep 2: every rank solves its part (pr also block k+1's columns) and sends it to all. */
@@ -150,10 +155,10 @@ static int u_split(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int pr, const do
   for (size_t m = 0; m < nmsg; m++) {
     HLA_CALL(hbsp_hpmove(col, NULL, &space, &got));
     const int64_t *hdr = space;
-    const int64_t pa = got >= 2 * sizeof(double) ? hdr[0] : -1, pb = pa >= 0 ? hdr[1] : -1;
-    if (pa < 0 || pb <= pa || pb > nu || got != (size_t)(2 + jb * (pb - pa)) * sizeof(double))
+    const int64_t pa = got >= 2 * sizeof(int64_t) ? hdr[0] : -1, pb = pa >= 0 ? hdr[1] : -1;
+    if (pa < 0 || pb <= pa || pb > nu || got != part_bytes(jb, pb - pa))
       return HBSP_FAIL(col, HLA_ERR_INTERNAL, "LU U block: malformed part of %zu bytes", got);
-    memcpy(c->ubuf + pa * jb, hdr + 2, (size_t)(jb * (pb - pa)) * sizeof(double));
+    memcpy(c->ubuf + pa * jb, hdr + 2, (size_t)(jb * (pb - pa)) * sizeof(hreal));
     if (me == pr) hkern_unpack(jb, pb - pa, c->ubuf + pa * jb, A12 + pa * lld, lld);
     missing -= pb - pa;
   }
@@ -186,7 +191,7 @@ static int u_post(hlu_ctx *c, int jb, int64_t a, int64_t b) {
   MPI_Comm comm = hbsp_comm(c->collv.env);
   for (int t = 1; t < c->M; t++) { /* staggered, as the early L panels */
     c->ufrom[c->nureq] = a;
-    HBSP_MPI(c->all, MPI_Isend(c->ubuf + a * jb, (int)(jb * (b - a)), MPI_DOUBLE,
+    HBSP_MPI(c->all, MPI_Isend(c->ubuf + a * jb, (int)(jb * (b - a)), HREAL_MPI,
                                (c->myrow + t) % c->M, HLU_TAG_U, comm, &c->ureq[c->nureq++]));
   }
   return HLA_OK;
@@ -194,8 +199,8 @@ static int u_post(hlu_ctx *c, int jb, int64_t a, int64_t b) {
 
 /* The stream way (header comment), up to the next panel: pr solves and sends block k+1's columns
  * and the first slice; the others post the receives of the three messages. */
-static int u_stream(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int pr, const double *L,
-                    int64_t ldl, double *A12) {
+static int u_stream(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int pr, const hreal *L,
+                    int64_t ldl, hreal *A12) {
   const int64_t e = u_first_end(c, nxt, nu), from[3] = {0, nxt, e}, to[3] = {nxt, e, nu};
   c->nureq = 0;
   if (c->myrow != pr) {
@@ -204,7 +209,7 @@ static int u_stream(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int pr, const d
     for (int i = 0; i < 3; i++) {
       if (to[i] <= from[i]) continue;
       c->ufrom[c->nureq] = from[i];
-      HBSP_MPI(c->all, MPI_Irecv(c->ubuf + from[i] * jb, (int)(jb * (to[i] - from[i])), MPI_DOUBLE,
+      HBSP_MPI(c->all, MPI_Irecv(c->ubuf + from[i] * jb, (int)(jb * (to[i] - from[i])), HREAL_MPI,
                                  pr, HLU_TAG_U, comm, &c->ureq[c->nureq++]));
     }
     return HLA_OK;
@@ -219,7 +224,7 @@ static int u_stream(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int pr, const d
   return u_post(c, jb, nxt, e);
 }
 
-int hlu_u_stream_rest(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, double *A12) {
+int hlu_u_stream_rest(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, hreal *A12) {
   if (c->ustream != 2) return HLA_OK;
   const int64_t e = u_first_end(c, nxt, nu);
   hkern_pack(jb, nu - e, A12 + e * c->lld, c->lld, c->ubuf + e * jb);
@@ -239,8 +244,8 @@ int hlu_u_wait(hlu_ctx *c, int64_t upto) {
   return HLA_OK;
 }
 
-int hlu_u_block(hlu_ctx *c, int64_t j0, int jb, int64_t nxt, int64_t nu, int pr, const double *L,
-                int64_t ldl, double *A12) {
+int hlu_u_block(hlu_ctx *c, int64_t j0, int jb, int64_t nxt, int64_t nu, int pr, const hreal *L,
+                int64_t ldl, hreal *A12) {
   const int on_pr = c->myrow == pr;
   if (nu <= 0) return HLA_OK; /* the same on every rank of the process column */
   if (c->plan.swap == HLA_SWAP_SPREAD) return u_solve(c, jb, 0, nxt, on_pr, A12);
@@ -252,10 +257,10 @@ int hlu_u_block(hlu_ctx *c, int64_t j0, int jb, int64_t nxt, int64_t nu, int pr,
     HLA_CALL(u_solve(c, jb, 0, nxt, 1, A12));
     HLA_CALL(u_solve_cols(c, jb, nxt, nu, nxt, nu, 1, A12));
   }
-  return hlu_bcast(&c->collv, c->ubuf, (size_t)(jb * nu) * sizeof(double), pr,
+  return hlu_bcast(&c->collv, c->ubuf, (size_t)(jb * nu) * sizeof(hreal), pr,
                    hlu_big_how(c, &c->collv));
 }
 
-int hlu_u_rest(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int pr, double *A12) {
+int hlu_u_rest(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int pr, hreal *A12) {
   return u_solve_cols(c, jb, nxt, nu, nxt, nu, c->myrow == pr, A12);
 }

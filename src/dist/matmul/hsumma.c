@@ -27,7 +27,7 @@
 typedef struct {
   hbsp_env row_in, row_out, col_in, col_out; /* NULL: a level with one process */
   int own[4];                                /* which of them this call split (and frees) */
-  double *a[2], *bt[2];                      /* outer panels, mloc x Mo and nloc x Mo */
+  hreal *a[2], *bt[2];                       /* outer panels, mloc x Mo and nloc x Mo */
   mm_piece *pa, *pb;
   mm_reqs qo[2], qi[2];
 } hs_ws;
@@ -88,7 +88,7 @@ static int hs_post_outer(hs_run *h, int64_t O) {
   for (int p = 0; p < na; p++) {
     int pc = w->pa[p].owner;
     if (pc % h->qJ != h->gj) continue; /* the outer level runs in the owner's in-group column */
-    double *dst = w->a[i] + w->pa[p].off * x->mloc;
+    hreal *dst = w->a[i] + w->pa[p].off * x->mloc;
     if (pc == x->mycol) mm_pack_a(x, &w->pa[p], dst);
     HLA_CALL(mm_bcast(w->row_out, dst, x->mloc * w->pa[p].w, pc / h->qJ, h->hp, &w->qo[i]));
   }
@@ -96,7 +96,7 @@ static int hs_post_outer(hs_run *h, int64_t O) {
   for (int p = 0; p < nb; p++) {
     int pr = w->pb[p].owner;
     if (pr % h->qI != h->gi) continue;
-    double *dst = w->bt[i] + w->pb[p].off * x->nloc;
+    hreal *dst = w->bt[i] + w->pb[p].off * x->nloc;
     if (pr == x->myrow) mm_pack_bt(x, &w->pb[p], dst);
     HLA_CALL(mm_bcast(w->col_out, dst, x->nloc * w->pb[p].w, pr / h->qI, h->hp, &w->qo[i]));
   }
@@ -113,13 +113,13 @@ static int hs_post_inner(hs_run *h, int64_t s) {
   int i = (int)(O % 2), qi = (int)(s % 2);
   int na = mm_pieces(lo, hi, x->kba, x->N, w->pa);
   for (int p = 0; p < na; p++) {
-    double *dst = w->a[i] + (w->pa[p].g0 - base) * x->mloc;
+    hreal *dst = w->a[i] + (w->pa[p].g0 - base) * x->mloc;
     HLA_CALL(
         mm_bcast(w->row_in, dst, x->mloc * w->pa[p].w, w->pa[p].owner % h->qJ, h->hp, &w->qi[qi]));
   }
   int nb = mm_pieces(lo, hi, x->kbb, x->M, w->pb);
   for (int p = 0; p < nb; p++) {
-    double *dst = w->bt[i] + (w->pb[p].g0 - base) * x->nloc;
+    hreal *dst = w->bt[i] + (w->pb[p].g0 - base) * x->nloc;
     HLA_CALL(
         mm_bcast(w->col_in, dst, x->nloc * w->pb[p].w, w->pb[p].owner % h->qI, h->hp, &w->qi[qi]));
   }
@@ -189,8 +189,8 @@ int mm_hsumma(const mm_ctx *x, int I, int J, int64_t Mo) {
   int64_t big = (x->mloc > x->nloc ? x->mloc : x->nloc) * Mo;
   int ok = 1;
   for (int i = 0; i < 2 && S > 0 && code == HLA_OK; i++) {
-    ok = ok && (w.a[i] = hdist_take(x->g, x->mloc * Mo)) != NULL;
-    ok = ok && (w.bt[i] = hdist_take(x->g, x->nloc * Mo)) != NULL;
+    ok = ok && (w.a[i] = HREAL_TAKE(x->g, x->mloc * Mo)) != NULL;
+    ok = ok && (w.bt[i] = HREAL_TAKE(x->g, x->nloc * Mo)) != NULL;
     ok = ok && mm_reqs_init(&w.qo[i], npa + npb, big) && mm_reqs_init(&w.qi[i], npa + npb, big);
   }
   if (ok && S > 0 && code == HLA_OK) {

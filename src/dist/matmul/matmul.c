@@ -24,6 +24,10 @@
  * groups); opts->groups = G: I x J = G as square as the grid allows; outer block Mo = b. 3D: c =
  * the divisor of M or N closest to P^(1/3) (the layers M/c x N or M x N/c, as square as possible),
  * reduced until the memory bound holds.
+ *
+ * An element file (src/prec.h): float operands run the same code in single precision (hmatmul_s,
+ * reached from hmatmul by C's type). The planner's model knows double's rates and 8-byte words,
+ * so for float it predicts double's time and sizes the 3D memory bound conservatively.
  */
 #include <math.h>
 #include <stdio.h>
@@ -287,6 +291,7 @@ static int check_args(hbsp_env all, char transa, char transb, hmat A, hmat B, hm
 
 int hmatmul(char transa, char transb, double alpha, hmat A, hmat B, double beta, hmat C,
             const hla_opts *opts) {
+  HREAL_DISPATCH(C ? C : A ? A : B, hmatmul_s(transa, transb, alpha, A, B, beta, C, opts));
   double t0 = hbsp_time();
   /* Global arguments must agree before anything else is looked at (hdist_agree_args). */
   static const char *const names[3] = {"C", "A", "B"};
@@ -300,6 +305,7 @@ int hmatmul(char transa, char transb, double alpha, hmat A, hmat B, double beta,
                   hash_mat(C)};
   hbsp_env all;
   HLA_CALL(hdist_agree_args("hmatmul", args, names, 3, v, 7, &all));
+  HLA_CALL(hdist_check_elem(all, "hmatmul", args, names, 3, HREAL_ELEM));
   hgrid g = C->g;
   int64_t k = 0;
   mm_plan p;
@@ -338,7 +344,7 @@ int hmatmul(char transa, char transb, double alpha, hmat A, hmat B, double beta,
               .m = m,
               .n = n,
               .k = k,
-              .c = C->data,
+              .c = HDATA(C),
               .ldc = C->lld,
               .mloc = C->mloc,
               .nloc = C->nloc,
@@ -352,7 +358,7 @@ int hmatmul(char transa, char transb, double alpha, hmat A, hmat B, double beta,
     mm_scale(&x); /* C := beta C; A and B are not read (as BLAS) */
   } else if (g->M * g->N == 1) {
     /* One process holds every operand whole, in global order: one dgemm, no panels. */
-    HLA_CALL(hkern_dgemm(ta, tb, m, n, k, alpha, A->data, A->lld, B->data, B->lld, beta, C->data,
+    HLA_CALL(hkern_dgemm(ta, tb, m, n, k, alpha, HDATA(A), A->lld, HDATA(B), B->lld, beta, HDATA(C),
                          C->lld));
     snprintf(p.why, sizeof p.why, "one process: a single local dgemm");
   } else if (p.alg == HLA_MM_3D && p.c > 1) {
@@ -377,20 +383,20 @@ int hmatmul(char transa, char transb, double alpha, hmat A, hmat B, double beta,
     ta_t.mloc = C->mloc, ta_t.nloc = hmat_numroc(k, p.b, g->mycol, g->N);
     tb_t.mloc = hmat_numroc(k, p.b, g->myrow, g->M), tb_t.nloc = C->nloc;
     ta_t.ld = max1(ta_t.mloc), tb_t.ld = max1(tb_t.mloc);
-    double *abuf = NULL, *bbuf = NULL;
+    hreal *abuf = NULL, *bbuf = NULL;
     int ok = 1;
-    if (!p.a_here) ok = ok && (abuf = ta_t.data = hdist_take(g, ta_t.mloc * ta_t.nloc)) != NULL;
-    if (!p.b_here) ok = ok && (bbuf = tb_t.data = hdist_take(g, tb_t.mloc * tb_t.nloc)) != NULL;
+    if (!p.a_here) ok = ok && (abuf = ta_t.data = HREAL_TAKE(g, ta_t.mloc * ta_t.nloc)) != NULL;
+    if (!p.b_here) ok = ok && (bbuf = tb_t.data = HREAL_TAKE(g, tb_t.mloc * tb_t.nloc)) != NULL;
     code = ok ? HLA_OK : HBSP_FAIL(all, HLA_ERR_NOMEM, "hmatmul: no memory for the operands");
     code = hbsp_agree(all, code);
     if (code == HLA_OK && !p.a_here) code = mm_remap(all, ta, A, &ta_t);
     if (code == HLA_OK && !p.b_here) code = mm_remap(all, tb, B, &tb_t);
     if (p.a_here)
-      x.a = A->data, x.lda = A->lld, x.kba = A->nb;
+      x.a = HDATA(A), x.lda = A->lld, x.kba = A->nb;
     else
       x.a = abuf, x.lda = ta_t.ld, x.kba = p.b;
     if (p.b_here)
-      x.b = B->data, x.ldb = B->lld, x.kbb = B->mb;
+      x.b = HDATA(B), x.ldb = B->lld, x.kbb = B->mb;
     else
       x.b = bbuf, x.ldb = tb_t.ld, x.kbb = p.b;
     if (code == HLA_OK)

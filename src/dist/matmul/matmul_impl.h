@@ -21,6 +21,7 @@
 #define HLA_MATMUL_IMPL_H
 
 #include <stdint.h>
+#include "dist/prec_dist.h"
 #include "dist/layout/layout_impl.h"
 #include "hla/ops.h"
 
@@ -33,13 +34,13 @@ typedef struct {
   hbsp_env row, col;      /* my process row (ranked by process column) and column (by row) */
   int M, N, myrow, mycol; /* the grid the three matrices are dealt on */
   int64_t m, n, k;
-  const double *a; /* op(A): mloc x kloca local, leading dimension lda, k in blocks kba over N */
+  const hreal *a; /* op(A): mloc x kloca local, leading dimension lda, k in blocks kba over N */
   int64_t lda;
   int kba;
-  const double *b; /* op(B): klocb x nloc local, leading dimension ldb, k in blocks kbb over M */
+  const hreal *b; /* op(B): klocb x nloc local, leading dimension ldb, k in blocks kbb over M */
   int64_t ldb;
   int kbb;
-  double *c; /* C: mloc x nloc local, leading dimension ldc */
+  hreal *c; /* C: mloc x nloc local, leading dimension ldc */
   int64_t ldc, mloc, nloc;
   double alpha, beta;
   int panel;            /* panel width b >= 1 */
@@ -67,7 +68,7 @@ typedef struct {
   int n, cap;
 } mm_reqs;
 
-/* Room for the requests that broadcasting `pieces` pieces of at most `count` doubles each takes
+/* Room for the requests that broadcasting `pieces` pieces of at most `count` entries each takes
  * (messages are cut below INT_MAX elements). 0 on allocation failure. Local. */
 int mm_reqs_init(mm_reqs *q, int64_t pieces, int64_t count);
 void mm_reqs_free(mm_reqs *q);
@@ -75,16 +76,16 @@ void mm_reqs_free(mm_reqs *q);
 /* Broadcast buf[0..count) from root over env: MPI_Ibcast on hbsp_comm(env) (request added to q)
  * when how is NULL, HBSP_AUTO or HBSP_NATIVE, otherwise the blocking hbsp_coll_bcast with how.
  * Nothing for count = 0 or a one-rank env. Collective over env. */
-int mm_bcast(hbsp_env env, double *buf, int64_t count, int root, const hbsp_coll *how, mm_reqs *q);
+int mm_bcast(hbsp_env env, hreal *buf, int64_t count, int root, const hbsp_coll *how, mm_reqs *q);
 
 /* Complete every request of q (then q is empty). Local (completes collectives already started). */
 int mm_wait(hbsp_env env, mm_reqs *q);
 
 /* Copy op(A)'s local columns of piece p into dst (mloc x w, leading dimension mloc). Local. */
-void mm_pack_a(const mm_ctx *x, const mm_piece *p, double *dst);
+void mm_pack_a(const mm_ctx *x, const mm_piece *p, hreal *dst);
 
 /* Copy op(B)'s local rows of piece p, transposed, into dst (nloc x w, leading dimension nloc). */
-void mm_pack_bt(const mm_ctx *x, const mm_piece *p, double *dst);
+void mm_pack_bt(const mm_ctx *x, const mm_piece *p, hreal *dst);
 
 /* C := beta C (beta = 0 writes zeros without reading C). Local. */
 void mm_scale(const mm_ctx *x);
@@ -92,7 +93,7 @@ void mm_scale(const mm_ctx *x);
 /* C += alpha ap bt^T with ap mloc x w (ld mloc) and bt nloc x w (ld nloc). The dgemm is cut into
  * column slices of C (a rule that depends on the sizes only) and the requests of q1 and q2 (either
  * may be NULL) are tested between slices so that the broadcasts in flight progress. Local. */
-int mm_update(const mm_ctx *x, const double *ap, const double *bt, int64_t w, mm_reqs *q1,
+int mm_update(const mm_ctx *x, const hreal *ap, const hreal *bt, int64_t w, mm_reqs *q1,
               mm_reqs *q2);
 
 /* ---------------------------------------------------------------- algorithms */
@@ -123,7 +124,7 @@ typedef struct {
   mm_dim row, col;
   int64_t layer_stride;
   int N;
-  double *data;
+  hreal *data;
   int64_t ld, mloc, nloc; /* this rank's part: mloc x nloc, leading dimension ld */
 } mm_target;
 

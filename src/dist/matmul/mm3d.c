@@ -66,7 +66,7 @@ static void layers_of(int M, int N, int myrow, int mycol, int c, int split_rows,
 typedef struct {
   hbsp_env fibre, lrow, lcol; /* lrow / lcol: split here, or the grid's own (not freed) */
   int own_row, own_col;
-  double *a, *b, *c, *pack;
+  hreal *a, *b, *c, *pack;
   int64_t *idx;
 } mm3d_ws;
 
@@ -117,9 +117,9 @@ int mm_3d(const mm3d_args *x) {
   ta.ld = max1(ta.mloc), tb.ld = max1(tb.mloc);
   int64_t mL = ta.mloc, nL = tb.nloc;
   int64_t nidx = split ? mL : nL;
-  int ok = (w.a = ta.data = hdist_take(g, ta.mloc * ta.nloc)) != NULL &&
-           (w.b = tb.data = hdist_take(g, tb.mloc * tb.nloc)) != NULL &&
-           (w.c = hdist_take(g, mL * nL)) != NULL && (w.pack = hdist_take(g, mL * nL)) != NULL &&
+  int ok = (w.a = ta.data = HREAL_TAKE(g, ta.mloc * ta.nloc)) != NULL &&
+           (w.b = tb.data = HREAL_TAKE(g, tb.mloc * tb.nloc)) != NULL &&
+           (w.c = HREAL_TAKE(g, mL * nL)) != NULL && (w.pack = HREAL_TAKE(g, mL * nL)) != NULL &&
            (w.idx = malloc((size_t)max1(nidx) * sizeof(int64_t))) != NULL;
   if (code == HLA_OK && !ok)
     code = HBSP_FAIL(all, HLA_ERR_NOMEM, "hmatmul: no memory for the 3D layers");
@@ -175,17 +175,17 @@ int mm_3d(const mm3d_args *x) {
       for (int64_t t = 0; t < nidx; t++)
         if ((t / blk) % c == d) w.idx[nd++] = t;
       counts[d] = nd;
-      double *dst = w.pack + off;
+      hreal *dst = w.pack + off;
       if (split) /* rows idx of every column: nd x nL */
         for (int64_t j = 0; j < nL; j++)
           for (int64_t r = 0; r < nd; r++) dst[r + j * nd] = w.c[w.idx[r] + j * lx.ldc];
       else /* columns idx: mL x nd */
         for (int64_t j = 0; j < nd; j++)
-          memcpy(dst + j * mL, w.c + w.idx[j] * lx.ldc, (size_t)mL * sizeof(double));
+          memcpy(dst + j * mL, w.c + w.idx[j] * lx.ldc, (size_t)mL * sizeof(hreal));
       off += nd * (split ? nL : mL);
     }
     off = 0;
-    double *mine = NULL;
+    hreal *mine = NULL;
     /* An explicit broadcast algorithm is used for the reduction too (the profiler counts it). */
     const hbsp_coll *rhow =
         x->how && x->how->alg != HBSP_AUTO && x->how->alg != HBSP_NATIVE ? &how : NULL;
@@ -202,10 +202,10 @@ int mm_3d(const mm3d_args *x) {
     code = hbsp_agree(all, code);
     if (code == HLA_OK) {
       /* My part is C's local part in order: C = beta C + sum. */
-      mm_ctx cx = {.c = C->data, .ldc = C->lld, .mloc = C->mloc, .nloc = C->nloc, .beta = x->beta};
+      mm_ctx cx = {.c = HDATA(C), .ldc = C->lld, .mloc = C->mloc, .nloc = C->nloc, .beta = x->beta};
       mm_scale(&cx);
       for (int64_t j = 0; j < C->nloc; j++)
-        for (int64_t i = 0; i < C->mloc; i++) C->data[i + j * C->lld] += mine[i + j * C->mloc];
+        for (int64_t i = 0; i < C->mloc; i++) HDATA(C)[i + j * C->lld] += mine[i + j * C->mloc];
     }
   }
   if (counts != cnt) free(counts);

@@ -72,6 +72,11 @@ static void side_free(remap_side *s) {
   free(s->dloc);
 }
 
+/* Bytes of a message: 2 + nr + nc words (header and indices), then nr nc entries. */
+static size_t msg_bytes(int64_t nr, int64_t nc) {
+  return (size_t)(2 + nr + nc) * sizeof(int64_t) + (size_t)(nr * nc) * sizeof(hreal);
+}
+
 static int64_t side_max(const remap_side *s) {
   int64_t m = 0;
   for (int q = 0; q < s->nkeys; q++)
@@ -83,7 +88,7 @@ static int64_t side_max(const remap_side *s) {
 static void remap_unpack(const mm_target *T, const int64_t *msg) {
   int64_t nr = msg[0], nc = msg[1];
   const int64_t *rows = msg + 2, *cols = rows + nr;
-  const double *data = (const double *)(cols + nc);
+  const hreal *data = (const hreal *)(cols + nc);
   hkern_unpack_idx(nr, rows, nc, cols, data, T->data, T->ld);
 }
 
@@ -97,8 +102,8 @@ int mm_remap(hbsp_env env, char trans, hmat S, const mm_target *T) {
   int ok = side_build(&sr, tr ? &T->col : &T->row, S->mloc, S->mb, hdist_prow(S), g->M) &&
            side_build(&sc, tr ? &T->row : &T->col, S->nloc, S->nb, hdist_pcol(S), g->N);
   int64_t mr = ok ? side_max(&sr) : 0, mc = ok ? side_max(&sc) : 0;
-  int64_t *sbuf = ok ? (int64_t *)hdist_take(g, 2 + mr + mc + mr * mc) : NULL;
-  int64_t *rbuf = ok ? (int64_t *)hdist_take(g, 2 + T->mloc + T->nloc + T->mloc * T->nloc) : NULL;
+  int64_t *sbuf = ok ? hdist_take(g, hdist_words((int64_t)msg_bytes(mr, mc), 1)) : NULL;
+  int64_t *rbuf = ok ? hdist_take(g, hdist_words((int64_t)msg_bytes(T->mloc, T->nloc), 1)) : NULL;
   int code = sbuf && rbuf ? HLA_OK : HBSP_FAIL(env, HLA_ERR_NOMEM, "hmatmul: no memory to remap");
   code = hbsp_agree(env, code);
   int agreed = code == HLA_OK; /* from here on every rank syncs */
@@ -116,16 +121,16 @@ int mm_remap(hbsp_env env, char trans, hmat S, const mm_target *T) {
       sbuf[0] = nr, sbuf[1] = nc;
       memcpy(sbuf + 2, tr ? d2 : d1, (size_t)nr * sizeof(int64_t));
       memcpy(sbuf + 2 + nr, tr ? d1 : d2, (size_t)nc * sizeof(int64_t));
-      double *data = (double *)(sbuf + 2 + nr + nc);
+      hreal *data = (hreal *)(sbuf + 2 + nr + nc);
       if (!tr) {
-        hkern_pack_idx(n1, i1, n2, i2, S->data, S->lld, data);
+        hkern_pack_idx(n1, i1, n2, i2, HDATA(S), S->lld, data);
       } else { /* D(a, b) = S(i1[b], i2[a]): a runs over S's columns; tiles for the cache */
         enum { TL = 32 };
         for (int64_t a0 = 0; a0 < nr; a0 += TL)
           for (int64_t b0 = 0; b0 < nc; b0 += TL) {
             int64_t a1 = a0 + TL < nr ? a0 + TL : nr, b1 = b0 + TL < nc ? b0 + TL : nc;
             for (int64_t a = a0; a < a1; a++) {
-              const double *col = S->data + i2[a] * S->lld;
+              const hreal *col = HDATA(S) + i2[a] * S->lld;
               for (int64_t b = b0; b < b1; b++) data[a + b * nr] = col[i1[b]];
             }
           }
@@ -133,7 +138,7 @@ int mm_remap(hbsp_env env, char trans, hmat S, const mm_target *T) {
       if (to == me)
         remap_unpack(T, sbuf);
       else
-        code = hbsp_send(env, to, NULL, sbuf, (size_t)(2 + nr + nc + nr * nc) * sizeof(int64_t));
+        code = hbsp_send(env, to, NULL, sbuf, msg_bytes(nr, nc));
     }
   }
   if (agreed) { /* sync even after a failed send so that nothing stays queued */
@@ -141,14 +146,13 @@ int mm_remap(hbsp_env env, char trans, hmat S, const mm_target *T) {
     if (code == HLA_OK) code = e;
     code = hbsp_agree(env, code);
   }
-  size_t nmsg = 0, nbytes = 0, cap = (size_t)(2 + T->mloc + T->nloc + T->mloc * T->nloc) * 8;
+  size_t nmsg = 0, nbytes = 0, cap = msg_bytes(T->mloc, T->nloc);
   if (code == HLA_OK) hbsp_qsize(env, &nmsg, &nbytes);
   for (size_t q = 0; q < nmsg && code == HLA_OK; q++) {
     size_t got = 0;
     code = hbsp_move(env, NULL, rbuf, cap, &got);
     if (code != HLA_OK) break;
-    if (got < 16 || got > cap || rbuf[0] < 0 || rbuf[1] < 0 ||
-        got != (size_t)(2 + rbuf[0] + rbuf[1] + rbuf[0] * rbuf[1]) * 8) {
+    if (got < 16 || got > cap || rbuf[0] < 0 || rbuf[1] < 0 || got != msg_bytes(rbuf[0], rbuf[1])) {
       code = HBSP_FAIL(env, HLA_ERR_INTERNAL, "hmatmul: bad remap message (%zu bytes)", got);
       break;
     }
@@ -156,7 +160,7 @@ int mm_remap(hbsp_env env, char trans, hmat S, const mm_target *T) {
   }
   side_free(&sr);
   side_free(&sc);
-  hdist_give(g, (double *)sbuf);
-  hdist_give(g, (double *)rbuf);
+  hdist_give(g, sbuf);
+  hdist_give(g, rbuf);
   return agreed ? hbsp_agree(env, code) : code;
 }

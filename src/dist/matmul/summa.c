@@ -72,14 +72,14 @@ static int native(const hbsp_coll *how) {
   return how == NULL || how->alg == HBSP_AUTO || how->alg == HBSP_NATIVE;
 }
 
-int mm_bcast(hbsp_env env, double *buf, int64_t count, int root, const hbsp_coll *how, mm_reqs *q) {
+int mm_bcast(hbsp_env env, hreal *buf, int64_t count, int root, const hbsp_coll *how, mm_reqs *q) {
   if (count <= 0 || hbsp_size(env) <= 1) return HLA_OK;
-  if (!native(how)) return hbsp_coll_bcast(env, buf, (size_t)count * sizeof(double), root, how);
+  if (!native(how)) return hbsp_coll_bcast(env, buf, (size_t)count * sizeof(hreal), root, how);
   for (int64_t off = 0; off < count; off += MM_CHUNK) {
     int64_t n = count - off < MM_CHUNK ? count - off : MM_CHUNK;
     if (q->n >= q->cap)
       return HBSP_FAIL(env, HLA_ERR_INTERNAL, "hmatmul: too many broadcasts in flight");
-    HBSP_MPI(env, MPI_Ibcast(buf + off, (int)n, MPI_DOUBLE, root, hbsp_comm(env), &q->r[q->n]));
+    HBSP_MPI(env, MPI_Ibcast(buf + off, (int)n, HREAL_MPI, root, hbsp_comm(env), &q->r[q->n]));
     q->n++;
   }
   return HLA_OK;
@@ -96,14 +96,14 @@ int mm_wait(hbsp_env env, mm_reqs *q) {
 
 /* ---------------------------------------------------------------- local work */
 
-void mm_pack_a(const mm_ctx *x, const mm_piece *p, double *dst) {
+void mm_pack_a(const mm_ctx *x, const mm_piece *p, hreal *dst) {
   if (x->mloc == 0) return;
   hkern_dlacpy('A', x->mloc, p->w, x->a + p->loc * x->lda, x->lda, dst, x->mloc);
 }
 
-void mm_pack_bt(const mm_ctx *x, const mm_piece *p, double *dst) {
+void mm_pack_bt(const mm_ctx *x, const mm_piece *p, hreal *dst) {
   const int64_t nloc = x->nloc, ldb = x->ldb, w = p->w;
-  const double *src = x->b + p->loc;
+  const hreal *src = x->b + p->loc;
   /* Tiles keep both the rows read and the columns written in cache. */
   enum { T = 32 };
   for (int64_t j0 = 0; j0 < nloc; j0 += T) {
@@ -132,7 +132,7 @@ static void progress(mm_reqs *q) {
   if (flag) q->n = 0; /* all complete and freed */
 }
 
-int mm_update(const mm_ctx *x, const double *ap, const double *bt, int64_t w, mm_reqs *q1,
+int mm_update(const mm_ctx *x, const hreal *ap, const hreal *bt, int64_t w, mm_reqs *q1,
               mm_reqs *q2) {
   if (x->mloc == 0 || x->nloc == 0 || w == 0) return HLA_OK;
   /* Slices: a rule on the sizes only, so that SUMMA and HSUMMA make the same dgemm calls. */
@@ -151,7 +151,7 @@ int mm_update(const mm_ctx *x, const double *ap, const double *bt, int64_t w, mm
 /* ---------------------------------------------------------------- SUMMA */
 
 typedef struct {
-  double *a[2], *bt[2];
+  hreal *a[2], *bt[2];
   mm_piece *pa, *pb;
   mm_reqs q[2];
 } summa_ws;
@@ -172,13 +172,13 @@ static int summa_post(const mm_ctx *x, summa_ws *w, int64_t s) {
   int i = (int)(s % 2);
   int na = mm_pieces(lo, hi, x->kba, x->N, w->pa);
   for (int p = 0; p < na; p++) {
-    double *dst = w->a[i] + w->pa[p].off * x->mloc;
+    hreal *dst = w->a[i] + w->pa[p].off * x->mloc;
     if (w->pa[p].owner == x->mycol) mm_pack_a(x, &w->pa[p], dst);
     HLA_CALL(mm_bcast(x->row, dst, x->mloc * w->pa[p].w, w->pa[p].owner, x->how, &w->q[i]));
   }
   int nb = mm_pieces(lo, hi, x->kbb, x->M, w->pb);
   for (int p = 0; p < nb; p++) {
-    double *dst = w->bt[i] + w->pb[p].off * x->nloc;
+    hreal *dst = w->bt[i] + w->pb[p].off * x->nloc;
     if (w->pb[p].owner == x->myrow) mm_pack_bt(x, &w->pb[p], dst);
     HLA_CALL(mm_bcast(x->col, dst, x->nloc * w->pb[p].w, w->pb[p].owner, x->how, &w->q[i]));
   }
@@ -206,8 +206,8 @@ int mm_summa(const mm_ctx *x) {
   int64_t npa = mm_max_pieces(b, x->kba), npb = mm_max_pieces(b, x->kbb);
   int ok = 1;
   for (int i = 0; i < 2 && S > 0; i++) {
-    ok = ok && (w.a[i] = hdist_take(x->g, x->mloc * b)) != NULL;
-    ok = ok && (w.bt[i] = hdist_take(x->g, x->nloc * b)) != NULL;
+    ok = ok && (w.a[i] = HREAL_TAKE(x->g, x->mloc * b)) != NULL;
+    ok = ok && (w.bt[i] = HREAL_TAKE(x->g, x->nloc * b)) != NULL;
     ok = ok && mm_reqs_init(&w.q[i], npa + npb, max1(x->mloc > x->nloc ? x->mloc : x->nloc) * b);
   }
   if (ok && S > 0) {
