@@ -233,7 +233,14 @@ typedef struct {
   int groups;
 } hbsp_coll;
 
-typedef enum { HBSP_BYTE, HBSP_INT, HBSP_INT64, HBSP_DOUBLE, HBSP_DOUBLE_INDEX } hbsp_type;
+typedef enum {
+  HBSP_BYTE,
+  HBSP_INT,
+  HBSP_INT64,
+  HBSP_DOUBLE,
+  HBSP_DOUBLE_INDEX,
+  HBSP_FLOAT
+} hbsp_type;
 typedef enum {
   HBSP_SUM,
   HBSP_MAX,

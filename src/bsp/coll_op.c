@@ -1,8 +1,8 @@
 /* hla — element types and reduction operators of the BSP collectives.
  *
  * HBSP_BYTE is uint8_t (sums wrap modulo 256), HBSP_INT int, HBSP_INT64 int64_t, HBSP_DOUBLE
- * double, all with SUM, MAX and MIN; integer sums wrap (two's complement) instead of overflowing;
- * a double MAX/MIN propagates NaN and orders -0 < +0.
+ * double, HBSP_FLOAT float, all with SUM, MAX and MIN; integer sums wrap (two's complement)
+ * instead of overflowing; a floating MAX/MIN propagates NaN and orders -0 < +0.
  * HBSP_DOUBLE_INDEX is hbsp_dloc with MAXLOC (largest value) and MAXABSLOC (largest |value|, the
  * value keeps its sign). Both order elements totally: by key, then the lowest index wins, and a
  * NaN key beats every number (so a NaN pivot is seen, not skipped). The selection is therefore
@@ -22,6 +22,8 @@ size_t hbsp_coll_type_size(hbsp_type type) {
     return sizeof(int64_t);
   case HBSP_DOUBLE:
     return sizeof(double);
+  case HBSP_FLOAT:
+    return sizeof(float);
   case HBSP_DOUBLE_INDEX:
     return sizeof(hbsp_dloc);
   }
@@ -47,21 +49,30 @@ static void dloc_combine(hbsp_dloc *io, const hbsp_dloc *in, size_t n, int absva
     if (hbsp_dloc_wins(&in[i], &io[i], absval)) io[i] = in[i];
 }
 
-/* MAX/MIN of doubles, made symmetric (a op b and b op a give the same bits, so butterfly
- * allreduces agree on every rank): a NaN wins, and +0 beats -0 for MAX, -0 beats +0 for MIN. */
-static void double_minmax(double *io, const double *in, size_t n, int max) {
-  for (size_t i = 0; i < n; i++) {
-    double a = io[i], b = in[i];
-    int take;
-    if (isnan(a) || isnan(b))
-      take = isnan(b) && !isnan(a);
-    else if (a == b)
-      take = max ? signbit(a) && !signbit(b) : signbit(b) && !signbit(a);
-    else
-      take = max ? b > a : b < a;
-    if (take) io[i] = b;
+/* SUM/MAX/MIN on a floating type; MAX and MIN made symmetric (a op b and b op a give the same
+ * bits, so butterfly allreduces agree on every rank): a NaN wins, and +0 beats -0 for MAX, -0
+ * beats +0 for MIN. */
+#define HBSP_FLOAT_OPS(name, T)                                                                    \
+  static void name(T *io, const T *in, size_t n, hbsp_op op) {                                     \
+    if (op == HBSP_SUM) {                                                                          \
+      for (size_t i = 0; i < n; i++) io[i] += in[i];                                               \
+      return;                                                                                      \
+    }                                                                                              \
+    const int max = op == HBSP_MAX;                                                                \
+    for (size_t i = 0; i < n; i++) {                                                               \
+      T a = io[i], b = in[i];                                                                      \
+      int take;                                                                                    \
+      if (isnan(a) || isnan(b))                                                                    \
+        take = isnan(b) && !isnan(a);                                                              \
+      else if (a == b)                                                                             \
+        take = max ? signbit(a) && !signbit(b) : signbit(b) && !signbit(a);                        \
+      else                                                                                         \
+        take = max ? b > a : b < a;                                                                \
+      if (take) io[i] = b;                                                                         \
+    }                                                                                              \
   }
-}
+HBSP_FLOAT_OPS(double_ops, double)
+HBSP_FLOAT_OPS(float_ops, float)
 
 /* SUM/MAX/MIN on an integer type; sums go through the unsigned type U so that they wrap instead
  * of overflowing (undefined behaviour in C). */
@@ -78,14 +89,6 @@ HBSP_INT_OPS(u8_ops, uint8_t, unsigned)
 HBSP_INT_OPS(int_ops, int, unsigned)
 HBSP_INT_OPS(i64_ops, int64_t, uint64_t)
 
-static void double_ops(double *io, const double *in, size_t n, hbsp_op op) {
-  if (op != HBSP_SUM) {
-    double_minmax(io, in, n, op == HBSP_MAX);
-    return;
-  }
-  for (size_t i = 0; i < n; i++) io[i] += in[i];
-}
-
 void hbsp_coll_combine(hbsp_type type, hbsp_op op, void *inout, const void *in, size_t count) {
   switch (type) {
   case HBSP_BYTE:
@@ -99,6 +102,9 @@ void hbsp_coll_combine(hbsp_type type, hbsp_op op, void *inout, const void *in, 
     break;
   case HBSP_DOUBLE:
     double_ops(inout, in, count, op);
+    break;
+  case HBSP_FLOAT:
+    float_ops(inout, in, count, op);
     break;
   case HBSP_DOUBLE_INDEX:
     dloc_combine(inout, in, count, op == HBSP_MAXABSLOC);
@@ -169,6 +175,9 @@ void hbsp_coll_mpi_op(const hbsp_coll_cache *cache, hbsp_type type, hbsp_op op, 
     break;
   case HBSP_DOUBLE:
     *dt = MPI_DOUBLE;
+    break;
+  case HBSP_FLOAT:
+    *dt = MPI_FLOAT;
     break;
   case HBSP_DOUBLE_INDEX:
     *dt = cache->dloc_type;

@@ -7,12 +7,11 @@
  * kappa(A) eps_float, so it converges for kappa(A) well below 1 / eps_float ~ 1.7e7 and fails to
  * (slowly, or not at all) beyond; then the double factorisation runs instead, as dsgesv does.
  *
- * The stopping test is HPL's scaled residual, per call (every column at once: the 'M' norms of the
- * n x nrhs blocks, which is HPL's for one right-hand side and a little looser for several):
- *   max|B - A X| / (eps (|A|_inf max|X| + max|B|) n) < 16,   eps = DBL_EPSILON / 2.
- * A step that does not halve max|B - A X| counts as stagnation (NaN included); so does reaching
- * opts->refine_max steps. Every decision is taken on norms that every rank has (hmat_norm), so
- * the ranks agree without a word.
+ * The stopping test is HPL's scaled residual of every column j (right-hand side) of X:
+ *   |b_j - A x_j|_inf / (eps (|A|_inf |x_j|_inf + |b_j|_inf) n) < 16,   eps = DBL_EPSILON / 2,
+ * the largest of them reported. A step that does not halve the largest |b_j - A x_j|_inf counts as
+ * stagnation (NaN included); so does reaching opts->refine_max steps. Every decision is taken on
+ * values every rank has (allreduced), so the ranks agree without a word.
  *
  * Memory beyond A and B: a float copy of A (n^2 / 2 words), X and R (double, n x nrhs each) and a
  * float R. No double copy of A: the fallback factors A in place.
@@ -20,19 +19,23 @@
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "dist/lu/lu_impl.h"
 
 #define MIXED_BAR       16.0 /* HPL's threshold on the scaled residual */
 #define MIXED_ITERS_MAX 30   /* opts->refine_max = 0: LAPACK dsgesv's ITERMAX */
 
-/* The workspaces: A's float copy, the iterate X, the residual R in double and in float. */
+/* The workspaces: A's float copy, the iterate X, the residual R in double and in float; column
+ * norms (3 per local column of B). */
 typedef struct {
   hmat As, X, R, Rs;
+  double *cn;
 } mixed_ws;
 
 static void ws_free(mixed_ws *w) {
   hmat_free(&w->As), hmat_free(&w->X), hmat_free(&w->R), hmat_free(&w->Rs);
+  free(w->cn);
 }
 
 /* X += R, both of B's layout. Local. */
@@ -43,16 +46,37 @@ static void add_local(hmat X, hmat R) {
     for (int64_t i = 0; i < X->mloc; i++) x[i + j * X->lld] += r[i + j * R->lld];
 }
 
-/* The scaled residual of X (R := B - A X, then the formula above). Collective over A's grid. */
-static int residual(hmat A, hmat B, hmat X, hmat R, double anrm, double bnrm, double *rnrm,
+/* |x_j|_inf of my local columns j of X into v[0..nloc), on every rank of my process column; a NaN
+ * counts as Inf (it fails every test below). Collective over X's grid column. */
+static int col_norms(hmat X, double *v) {
+  for (int64_t j = 0; j < X->nloc; j++) {
+    const double *x = (const double *)X->data + j * X->lld;
+    double m = 0.0;
+    for (int64_t i = 0; i < X->mloc; i++) m = isnan(x[i]) ? INFINITY : fmax(m, fabs(x[i]));
+    v[j] = m;
+  }
+  if (X->nloc == 0) return HLA_OK; /* the same on every rank of the column */
+  return hbsp_allreduce(X->g->col, v, v, (size_t)X->nloc, HBSP_DOUBLE, HBSP_MAX, NULL);
+}
+
+/* R := B - A X, and its scaled residual (the formula above: the largest over the columns) and
+ * largest |b_j - A x_j|_inf, on every rank. w: 3 nloc doubles. Collective over A's grid. */
+static int residual(hmat A, hmat B, hmat X, hmat R, double anrm, double *w, double *rnrm,
                     double *scaled) {
   HLA_CALL(hmat_convert(B, R));
   HLA_CALL(hmatmul('N', 'N', -1.0, A, X, 1.0, R, NULL));
-  double xnrm;
-  HLA_CALL(hmat_norm(R, 'M', rnrm));
-  HLA_CALL(hmat_norm(X, 'M', &xnrm));
-  const double den = DBL_EPSILON / 2 * (anrm * xnrm + bnrm) * (double)A->n;
-  *scaled = den > 0.0 ? *rnrm / den : *rnrm == 0.0 ? 0.0 : INFINITY;
+  const int64_t nl = X->nloc;
+  double *rn = w, *xn = w + nl, *bn = w + 2 * nl, mine[2] = {0.0, 0.0}, all[2];
+  HLA_CALL(col_norms(R, rn));
+  HLA_CALL(col_norms(X, xn));
+  HLA_CALL(col_norms(B, bn));
+  for (int64_t j = 0; j < nl; j++) {
+    const double den = DBL_EPSILON / 2 * (anrm * xn[j] + bn[j]) * (double)A->n;
+    const double s = den > 0.0 && isfinite(den) ? rn[j] / den : rn[j] == 0.0 ? 0.0 : INFINITY;
+    mine[0] = fmax(mine[0], s), mine[1] = fmax(mine[1], rn[j]);
+  }
+  HLA_CALL(hbsp_allreduce(A->g->all, mine, all, 2, HBSP_DOUBLE, HBSP_MAX, NULL));
+  *scaled = all[0], *rnrm = all[1];
   return HLA_OK;
 }
 
@@ -72,13 +96,12 @@ static int refine(hmat A, int64_t *ipiv, hmat B, mixed_ws *w, const hla_opts *op
     return HLA_OK;
   }
   HLA_CALL(code);
-  double bnrm, rnrm, prev = INFINITY;
-  HLA_CALL(hmat_norm(B, 'M', &bnrm));
+  double rnrm, prev = INFINITY;
   HLA_CALL(hmat_convert(B, w->Rs));
   HLA_CALL(hlu_solve(w->As, ipiv, w->Rs, NULL));
   HLA_CALL(hmat_convert(w->Rs, w->X));
   for (int it = 0;; it++) {
-    HLA_CALL(residual(A, B, w->X, w->R, anrm, bnrm, &rnrm, &rep->residual));
+    HLA_CALL(residual(A, B, w->X, w->R, anrm, w->cn, &rnrm, &rep->residual));
     if (rep->residual < MIXED_BAR) break;
     if (it >= iters_max || !(rnrm <= 0.5 * prev)) {
       *fallback = HLA_MIXED_STAGNATED;
@@ -107,6 +130,8 @@ int hla_gesv_mixed(hmat A, int64_t *ipiv, hmat B, const hla_opts *opts) {
                              : HLA_OK;
   HLA_CALL(hdist_check_same(all, &rmax, 1, &same));
   if (!same) code = HBSP_FAIL(all, HLA_ERR_ARG, "%s: refine_max differs between ranks", fn);
+  /* B too (hla_gesv does not look): with Inf or NaN in it the bar can never be met */
+  if (code == HLA_OK) code = hlu_check_finite(fn, B, "B");
   HLA_CALL(hbsp_agree(all, code));
   const int iters_max = rmax == 0 ? MIXED_ITERS_MAX : (int)rmax;
 
@@ -119,8 +144,9 @@ int hla_gesv_mixed(hmat A, int64_t *ipiv, hmat B, const hla_opts *opts) {
   if (amax > FLT_MAX) {
     fallback = HLA_MIXED_RANGE;
   } else if (iters_max >= 0) {
-    mixed_ws w = {NULL, NULL, NULL, NULL};
-    code = hmat_create_typed(A->g, A->n, A->n, A->mb, A->nb, HLA_FLOAT, &w.As);
+    mixed_ws w = {NULL, NULL, NULL, NULL, hdist_alloc(3 * B->nloc)};
+    code = hbsp_agree(all, w.cn ? HLA_OK : HBSP_FAIL(all, HLA_ERR_NOMEM, "%s: out of memory", fn));
+    if (code == HLA_OK) code = hmat_create_typed(A->g, A->n, A->n, A->mb, A->nb, HLA_FLOAT, &w.As);
     if (code == HLA_OK) code = hmat_create_typed(B->g, B->m, B->n, B->mb, B->nb, HLA_DOUBLE, &w.X);
     if (code == HLA_OK) code = hmat_create_typed(B->g, B->m, B->n, B->mb, B->nb, HLA_DOUBLE, &w.R);
     if (code == HLA_OK) code = hmat_create_typed(B->g, B->m, B->n, B->mb, B->nb, HLA_FLOAT, &w.Rs);

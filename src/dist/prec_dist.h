@@ -23,6 +23,7 @@ int hmat_redistribute_part_s(hmat src, int64_t si, int64_t sj, hmat dst, int64_t
 #ifdef HLA_SINGLE
 #define HREAL_ELEM HLA_FLOAT
 #define HREAL_MPI  MPI_FLOAT
+#define HREAL_HBSP HBSP_FLOAT
 
 /* Every function with external linkage in an element file of src/dist is renamed, those without
  * entries in their arguments too (they are compiled twice all the same). */
@@ -87,6 +88,7 @@ int hmat_redistribute_part_s(hmat src, int64_t si, int64_t sj, hmat dst, int64_t
 #else
 #define HREAL_ELEM HLA_DOUBLE
 #define HREAL_MPI  MPI_DOUBLE
+#define HREAL_HBSP HBSP_DOUBLE
 #endif
 
 /* In a double entry: return the single twin's call when X (an hmat, or NULL) holds floats. */

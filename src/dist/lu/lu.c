@@ -380,12 +380,12 @@ int hlu_check_matrix(const char *fn, hmat A, const char *name, int square) {
   return HLA_OK;
 }
 
-int hlu_check_finite(const char *fn, hmat A) {
+int hlu_check_finite(const char *fn, hmat A, const char *name) {
   for (int64_t j = 0; j < A->nloc; j++)
     for (int64_t i = 0; i < A->mloc; i++)
       if (!isfinite(HDATA(A)[i + j * A->lld]))
-        return HBSP_FAIL(A->g->all, HLA_ERR_NONFINITE, "%s: A(%lld,%lld) = %g is not finite", fn,
-                         (long long)hmat_l2g_row(A, i), (long long)hmat_l2g_col(A, j),
+        return HBSP_FAIL(A->g->all, HLA_ERR_NONFINITE, "%s: %s(%lld,%lld) = %g is not finite", fn,
+                         name, (long long)hmat_l2g_row(A, i), (long long)hmat_l2g_col(A, j),
                          (double)HDATA(A)[i + j * A->lld]);
   return HLA_OK;
 }
@@ -455,7 +455,7 @@ int hlu_factor(hmat A, int64_t *ipiv, const hla_opts *opts) {
   if (code == HLA_OK) code = hlu_check_matrix(fn, A, "A", 0);
   if (code == HLA_OK && ipiv == NULL && A->m > 0 && A->n > 0)
     code = HBSP_FAIL(all, HLA_ERR_ARG, "%s: ipiv is NULL", fn);
-  if (code == HLA_OK) code = hlu_check_finite(fn, A); /* before anything changes */
+  if (code == HLA_OK) code = hlu_check_finite(fn, A, "A"); /* before anything changes */
   HLA_CALL(hbsp_agree(all, code));
   if (A->rsrc || A->csrc) { /* wrapped with its first block elsewhere: factor a copy */
     hmat T;

@@ -158,7 +158,7 @@ int hlu_workspace(hlu_ctx *ctx, int factor, hmat B);
 int hlu_check_matrix(const char *fn, hmat A, const char *name, int square);
 
 /* HLA_ERR_NONFINITE (recorded, not agreed) if my part of A holds Inf or NaN. Local, mloc nloc. */
-int hlu_check_finite(const char *fn, hmat A);
+int hlu_check_finite(const char *fn, hmat A, const char *name);
 
 /* The checks of hlu_solve, hlu_solve_trans, hla_gesv and hla_gesv_mixed (solve.c), agreed: the
  * handles (of this copy's element type), opts, trans ('N' where there is none), LU square and B

@@ -58,7 +58,7 @@ int hlu_check_solve(const char *fn, hmat LU, const int64_t *ipiv, int ipiv_in, h
     if (ipiv[i] < i || ipiv[i] >= LU->n)
       code = HBSP_FAIL(all, HLA_ERR_ARG, "%s: ipiv[%lld] = %lld is not in [%lld, %lld)", fn,
                        (long long)i, (long long)ipiv[i], (long long)i, (long long)LU->n);
-  if (code == HLA_OK && finite) code = hlu_check_finite(fn, LU);
+  if (code == HLA_OK && finite) code = hlu_check_finite(fn, LU, names[0]);
   return hbsp_agree(all, code);
 }
 

@@ -141,8 +141,8 @@ static int fanin(hlu_ctx *c, hmat B, char uplo, char diag, hreal *Y, hreal *W, h
           for (int i = 0; i < jb; i++) s[i + j * jb] += Y[il0 + i + j * ld];
       }
       if (N > 1)
-        HLA_CALL(hbsp_coll_reduce(c->rowlv.env, s, x, (size_t)(jb * nrhs), HBSP_DOUBLE, HBSP_SUM,
-                                  pc, c->howp));
+        HLA_CALL(hbsp_coll_reduce(c->rowlv.env, s, x, (size_t)(jb * nrhs), HREAL_HBSP, HBSP_SUM, pc,
+                                  c->howp));
       else
         memcpy(x, s, (size_t)(jb * nrhs) * sizeof *x);
       /* 2. */

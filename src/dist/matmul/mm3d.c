@@ -194,7 +194,7 @@ int mm_3d(const mm3d_args *x) {
     for (int d = 0; d < c && code == HLA_OK; d++) {
       int64_t cntd = counts[d] * (split ? nL : mL);
       if (cntd > 0)
-        code = hbsp_reduce(w.fibre, w.pack + off, w.pack + off, (size_t)cntd, HBSP_DOUBLE, HBSP_SUM,
+        code = hbsp_reduce(w.fibre, w.pack + off, w.pack + off, (size_t)cntd, HREAL_HBSP, HBSP_SUM,
                            d, rhow);
       if (d == L.l) mine = w.pack + off;
       off += cntd;
