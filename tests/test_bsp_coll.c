@@ -69,6 +69,9 @@ static void fill(const tcase *c, int P, int rank, char *buf, size_t count) {
     case HBSP_DOUBLE:
       ((double *)buf)[i] = (double)(int)(r % 2001) - 1000.0;
       break;
+    case HBSP_FLOAT:
+      ((float *)buf)[i] = (float)((int)(r % 2001) - 1000);
+      break;
     case HBSP_DOUBLE_INDEX: {
       /* Indices run against the ranks, so "lowest index" is not "lowest rank". */
       int64_t idx = (int64_t)i * P + (P - 1 - rank);
@@ -103,6 +106,7 @@ static void mpi_reduce(const tcase *c, const void *send, void *ref, int all) {
   MPI_Datatype dt = c->type == HBSP_BYTE    ? MPI_UINT8_T
                     : c->type == HBSP_INT   ? MPI_INT
                     : c->type == HBSP_INT64 ? MPI_INT64_T
+                    : c->type == HBSP_FLOAT ? MPI_FLOAT
                                             : MPI_DOUBLE;
   MPI_Op op = c->op == HBSP_SUM ? MPI_SUM : c->op == HBSP_MAX ? MPI_MAX : MPI_MIN;
   if (all)
@@ -281,6 +285,9 @@ static void test_types_ops(void) {
                 {HBSP_DOUBLE, HBSP_SUM},
                 {HBSP_DOUBLE, HBSP_MAX},
                 {HBSP_DOUBLE, HBSP_MIN},
+                {HBSP_FLOAT, HBSP_SUM},
+                {HBSP_FLOAT, HBSP_MAX},
+                {HBSP_FLOAT, HBSP_MIN},
                 {HBSP_DOUBLE_INDEX, HBSP_MAXLOC},
                 {HBSP_DOUBLE_INDEX, HBSP_MAXABSLOC}};
   static const size_t counts[] = {1, 7, 1001};
