@@ -16,7 +16,7 @@
 
 #ifdef HLA_SINGLE
 typedef float hreal;
-#define HREAL_EPS   (FLT_EPSILON / 2) /* unit roundoff */
+#define HREAL_P     "s" /* BLAS's letter, for messages: HREAL_P "gemm" */
 #define HBLAS(f)    cblas_s##f
 #define HLAPACKE(f) LAPACKE_s##f
 
@@ -40,7 +40,7 @@ typedef float hreal;
 
 #else
 typedef double hreal;
-#define HREAL_EPS   (DBL_EPSILON / 2)
+#define HREAL_P     "d"
 #define HBLAS(f)    cblas_d##f
 #define HLAPACKE(f) LAPACKE_d##f
 

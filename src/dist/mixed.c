@@ -146,10 +146,10 @@ int hla_gesv_mixed(hmat A, int64_t *ipiv, hmat B, const hla_opts *opts) {
   } else if (iters_max >= 0) {
     mixed_ws w = {NULL, NULL, NULL, NULL, hdist_alloc(3 * B->nloc)};
     code = hbsp_agree(all, w.cn ? HLA_OK : HBSP_FAIL(all, HLA_ERR_NOMEM, "%s: out of memory", fn));
-    if (code == HLA_OK) code = hmat_create_typed(A->g, A->n, A->n, A->mb, A->nb, HLA_FLOAT, &w.As);
-    if (code == HLA_OK) code = hmat_create_typed(B->g, B->m, B->n, B->mb, B->nb, HLA_DOUBLE, &w.X);
-    if (code == HLA_OK) code = hmat_create_typed(B->g, B->m, B->n, B->mb, B->nb, HLA_DOUBLE, &w.R);
-    if (code == HLA_OK) code = hmat_create_typed(B->g, B->m, B->n, B->mb, B->nb, HLA_FLOAT, &w.Rs);
+    if (code == HLA_OK) code = hdist_create(A->g, A->n, A->n, A->mb, A->nb, HLA_FLOAT, 1, &w.As);
+    if (code == HLA_OK) code = hdist_create(B->g, B->m, B->n, B->mb, B->nb, HLA_DOUBLE, 1, &w.X);
+    if (code == HLA_OK) code = hdist_create(B->g, B->m, B->n, B->mb, B->nb, HLA_DOUBLE, 1, &w.R);
+    if (code == HLA_OK) code = hdist_create(B->g, B->m, B->n, B->mb, B->nb, HLA_FLOAT, 1, &w.Rs);
     if (code == HLA_OK) code = refine(A, ipiv, B, &w, opts, iters_max, anrm, &rep, &fallback);
     if (code == HLA_OK && fallback == HLA_MIXED_REFINED) code = hmat_convert(w.X, B);
     ws_free(&w);

@@ -48,10 +48,15 @@ static size_t elem_size(hla_elem e) {
 }
 
 int hmat_create(hgrid g, int64_t m, int64_t n, int mb, int nb, hmat *Aout) {
-  return hmat_create_typed(g, m, n, mb, nb, HLA_DOUBLE, Aout);
+  return hdist_create(g, m, n, mb, nb, HLA_DOUBLE, 0, Aout);
 }
 
 int hmat_create_typed(hgrid g, int64_t m, int64_t n, int mb, int nb, hla_elem type, hmat *Aout) {
+  return hdist_create(g, m, n, mb, nb, type, 0, Aout);
+}
+
+int hdist_create(hgrid g, int64_t m, int64_t n, int mb, int nb, hla_elem type, int work,
+                 hmat *Aout) {
   if (g == NULL) return HLA_ERR_ARG;
   int code = HLA_OK, same;
   int64_t v[5] = {m, n, mb, nb, type};
@@ -83,14 +88,17 @@ int hmat_create_typed(hgrid g, int64_t m, int64_t n, int mb, int nb, hla_elem ty
   if (code == HLA_OK) {
     A = calloc(1, sizeof *A);
     if (A != NULL) {
-      A->g = g, A->m = m, A->n = n, A->mb = mb, A->nb = nb, A->owned = 1, A->elem = type;
+      A->g = g, A->m = m, A->n = n, A->mb = mb, A->nb = nb, A->owned = work ? 2 : 1;
+      A->elem = type;
       A->mloc = hmat_numroc(m, mb, g->myrow, g->M);
       A->nloc = hmat_numroc(n, nb, g->mycol, g->N);
       A->lld = A->mloc > 1 ? A->mloc : 1;
       if (A->nloc > 0 && A->lld > INT64_MAX / A->nloc) {
         free(A);
         A = NULL;
-      } else if ((A->data = hdist_alloc(hdist_words(A->lld * A->nloc, elem_size(type)))) == NULL) {
+      } else if ((A->data = work ? hdist_take(g, hdist_words(A->lld * A->nloc, elem_size(type)))
+                                 : hdist_alloc(hdist_words(A->lld * A->nloc, elem_size(type)))) ==
+                 NULL) {
         free(A);
         A = NULL;
       }
@@ -100,7 +108,10 @@ int hmat_create_typed(hgrid g, int64_t m, int64_t n, int mb, int nb, hla_elem ty
   }
   code = hbsp_agree(g->all, code);
   if (code != HLA_OK) {
-    if (A) free(A->data);
+    if (A && work)
+      hdist_give(g, A->data);
+    else if (A)
+      free(A->data);
     free(A);
     HLA_CALL(code);
   }
@@ -113,7 +124,10 @@ int hmat_free(hmat *Ap) {
   if (Ap == NULL || *Ap == NULL) return HLA_OK;
   hmat A = *Ap;
   A->g->nmat--;
-  if (A->owned) free(A->data);
+  if (A->owned == 2)
+    hdist_give(A->g, A->data);
+  else if (A->owned)
+    free(A->data);
   free(A);
   *Ap = NULL;
   return HLA_OK;

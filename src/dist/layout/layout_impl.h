@@ -55,7 +55,8 @@ struct hmat_s {
   void *data; /* lld x nloc entries of type elem, column-major; never NULL (one spare word when
                  empty); element files read it as HDATA(X) (src/dist/prec_dist.h) */
   hla_elem elem;
-  int owned; /* data is the library's to free (0: the caller's, wrapped) */
+  int owned; /* data is the library's to free (0: the caller's, wrapped; 2: a workspace of the
+              * grid's, hdist_create) */
 };
 
 /* My process row (column) counted from the one that holds A's first block row (column): the
@@ -95,6 +96,12 @@ void hdist_why_note(hgrid g, char *why, size_t size);
 /* hplan_grid_machine without the check of its arguments (the entries' automatic paths): the model
  * on g, obtained on first use. Collective over HGRID_ALL of g. */
 int hdist_grid_machine(hgrid g, const hplan_machine **m);
+
+/* hmat_create_typed, and with work set a matrix whose storage is a workspace of g's (hdist_take:
+ * kept with the grid between calls, its contents undefined, not zeroed), given back by hmat_free:
+ * for the copies an operation makes of its operands, so that repeated calls do not fault fresh
+ * pages. Collective over HGRID_ALL of g; errors agreed. */
+int hdist_create(hgrid g, int64_t m, int64_t n, int mb, int nb, hla_elem type, int work, hmat *A);
 
 /* X itself when its first block is on process (0, 0), the layout every algorithm takes; else a
  * new matrix on X's grid and blocks with it there, holding X's entries when copy is set. Give it

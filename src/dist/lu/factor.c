@@ -130,7 +130,8 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
     c->tmark = hbsp_time();
     int e = hkern_dgetrf(n, n, c->a, lld, ipiv, &info);
     hlu_phase(c, HLU_T_UPDATE); /* all of dgetrf */
-    if (e != HLA_OK) return HBSP_FAIL(c->all, e, "hlu_factor: dgetrf of order %lld", (long long)n);
+    if (e != HLA_OK)
+      return HBSP_FAIL(c->all, e, "hlu_factor: " HREAL_P "getrf of order %lld", (long long)n);
     if (info >= 0 && (c->info < 0 || info < c->info)) c->info = info;
     return HLA_OK;
   }

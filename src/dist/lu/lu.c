@@ -316,7 +316,7 @@ int hlu_workspace(hlu_ctx *c, int factor, hmat B) {
     c->plan.lpanels = HLU_L_BCAST;
   size_t at = strlen(c->plan.why);
   if (c->M * c->N == 1)
-    snprintf(c->plan.why, sizeof c->plan.why, "one process: LAPACK dgetrf on %d threads",
+    snprintf(c->plan.why, sizeof c->plan.why, "one process: LAPACK " HREAL_P "getrf on %d threads",
              c->g->threads);
   else if (c->plan.lpanels != HLU_L_BCAST || c->pboard != NULL)
     snprintf(c->plan.why + at, sizeof c->plan.why - at, "%s%s",

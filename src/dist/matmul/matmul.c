@@ -163,7 +163,7 @@ static int resolve(hgrid g, char ta, char tb, hmat A, hmat B, hmat C, int64_t k,
   if (alg == HLA_MM_AUTO) {
     int c0 = default_c(m, n, k, M, N, C->mb, C->nb, b, o->mem_bound);
     if (P == 1)
-      alg = HLA_MM_SUMMA, why = "auto: one process, a local dgemm";
+      alg = HLA_MM_SUMMA, why = "auto: one process, a local " HREAL_P "gemm";
     else if (k >= 4 * (m > n ? m : n) && (o->replication > 1 || c0 > 1))
       alg = HLA_MM_3D, why = "auto: k >= 4 max(m, n), 3D layers cut the k dimension";
     else if (nnodes > 1 && have_groups && !(I == 1 && J == 1) && !(I == M && J == N))
@@ -360,7 +360,7 @@ int hmatmul(char transa, char transb, double alpha, hmat A, hmat B, double beta,
     /* One process holds every operand whole, in global order: one dgemm, no panels. */
     HLA_CALL(hkern_dgemm(ta, tb, m, n, k, alpha, HDATA(A), A->lld, HDATA(B), B->lld, beta, HDATA(C),
                          C->lld));
-    snprintf(p.why, sizeof p.why, "one process: a single local dgemm");
+    snprintf(p.why, sizeof p.why, "one process: a single local " HREAL_P "gemm");
   } else if (p.alg == HLA_MM_3D && p.c > 1) {
     mm3d_args a3 = {.g = g,
                     .ta = ta,
