@@ -12,8 +12,6 @@
 #ifndef HLA_PREC_H
 #define HLA_PREC_H
 
-#include <float.h>
-
 #ifdef HLA_SINGLE
 typedef float hreal;
 #define HREAL_P     "s" /* BLAS's letter, for messages: HREAL_P "gemm" */

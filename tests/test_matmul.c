@@ -1,7 +1,8 @@
 /* Tests of hmatmul: SUMMA, HSUMMA and 3D against a serial dgemm of the gathered operands
  * (DESIGN §4: max |C - C_ref| / ((|alpha| |A| |B| k + |beta| |C|) eps) <= 16 with max norms),
- * on every grid shape of P, with transposes, odd sizes, mixed block sizes, panels that cross
- * blocks, beta = 0 over NaN, k = 0; HSUMMA bitwise equal to SUMMA; bad input on every rank.
+ * and the row-reduce multiply, on every grid shape of P, with transposes, odd sizes, mixed block
+ * sizes, panels that cross blocks, beta = 0 over NaN, k = 0; HSUMMA bitwise equal to SUMMA; bad
+ * input on every rank.
  * @procs 1 2 3 4 6 8
  */
 #include <float.h>
@@ -328,6 +329,46 @@ static void test_3d_refuse(void) {
   tgrid_close(&t);
 }
 
+/* ---------------------------------------------------------------- row-reduce */
+
+/* The row-reduce multiply asked for on every grid: thin and wide C, B in any layout and
+ * transposed, ragged sizes, beta = 0 over NaN, k = 0 and sizes 0; the automatic choice takes it
+ * for a C of at most one block column on several process columns; op(A) = A^T or A in other row
+ * blocks than C's is refused on every rank with one message. */
+static void reduce_on(const tgrid *t, void *bad) {
+  int *b = bad;
+  hla_opts o = alg_opts(HLA_MM_REDUCE, 0);
+  hla_report rep;
+  o.report = &rep;
+  const mcase cs[] = {{'N', 'N', 37, 1, 50, 4, 5, 3, 1, 4, 1, 1.0, 0.0},
+                      {'N', 'N', 37, 3, 50, 4, 5, 7, 2, 4, 3, -1.0, 1.0},
+                      {'N', 'T', 29, 2, 41, 3, 4, 2, 5, 3, 2, 0.5, -2.0},
+                      {'N', 'N', 23, 29, 50, 4, 5, 3, 4, 4, 4, 1.0, 1.0}, /* wide: any n works */
+                      {'N', 'T', 7, 5, 0, 4, 4, 4, 4, 4, 4, 2.0, 0.5},    /* k = 0 */
+                      {'N', 'N', 0, 3, 9, 4, 4, 4, 4, 4, 4, 1.0, 0.0},
+                      {'N', 'N', 1, 1, 1, 1, 1, 1, 1, 1, 1, 1.0, 0.0}};
+  for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+    *b += !run_case(t->g, &cs[i], &o, NULL);
+    if (t->M * t->N > 1 && cs[i].m > 0 && cs[i].k > 0) *b += !(rep.mm_alg == HLA_MM_REDUCE);
+  }
+  hla_opts a = HLA_OPTS_INIT;
+  a.report = &rep;
+  mcase thin = {'N', 'N', 45, 2, 33, 5, 3, 4, 2, 5, 2, 1.0, 0.5};
+  *b += !run_case(t->g, &thin, &a, NULL);
+  *b += !((rep.mm_alg == HLA_MM_REDUCE) == (t->N > 1));
+  /* refused: A transposed, or in other row blocks than C's */
+  hmat A, B, C;
+  hmat_create(t->g, 9, 9, 3, 3, &A), hmat_create(t->g, 9, 1, 3, 1, &B);
+  hmat_create(t->g, 9, 1, 4, 1, &C);
+  int e1 = hmatmul('T', 'N', 1.0, A, B, 0.0, C, &o), e2 = hmatmul('N', 'N', 1.0, A, B, 0.0, C, &o);
+  *b += !(e1 == HLA_ERR_ARG && e2 == HLA_ERR_ARG && ht_same_text(hgrid_errmsg(t->g)));
+  hmat_free(&A), hmat_free(&B), hmat_free(&C);
+}
+
+static void test_reduce(void) {
+  on_every_grid(reduce_on);
+}
+
 /* ---------------------------------------------------------------- automatic choice */
 
 static void auto_on(const tgrid *t, void *bad) {
@@ -406,7 +447,7 @@ static void test_bad_input(void) {
 }
 
 void hla_test_register(void) {
-  HT_SUITE("matmul", test_summa_grids, test_summa_trans, test_summa_sizes, test_summa_panels,
-           test_hsumma_groups, test_hsumma_trans, test_3d, test_3d_refuse, test_auto,
-           test_bad_input);
+  HT_SUITE("matmul", test_reduce, test_summa_grids, test_summa_trans, test_summa_sizes,
+           test_summa_panels, test_hsumma_groups, test_hsumma_trans, test_3d, test_3d_refuse,
+           test_auto, test_bad_input);
 }

@@ -178,8 +178,9 @@ HLA_API int hmat_create_typed(hgrid g, int64_t m, int64_t n, int mb, int nb, hla
 HLA_API hla_elem hmat_elem(hmat A);
 
 /** dst := src converted to dst's element type (double to float rounds to nearest, and a value
- *  beyond float's range becomes +-Inf; float to double is exact). Same sizes, blocks and grid
- *  (HLA_ERR_DIM / HLA_ERR_DIST otherwise), either type each; src == dst is a no-op.
+ *  beyond float's range becomes +-Inf; float to double is exact). Same sizes, blocks, grid and
+ *  process of the first block (HLA_ERR_DIM / HLA_ERR_DIST otherwise; hmat_redistribute moves
+ *  between layouts), either type each; src == dst is a no-op.
  *  @par Collective over HGRID_ALL of src's grid: an agreement only, no data moves between ranks.
  *  BSP cost: w = mloc nloc, plus one allreduce (l). */
 HLA_API int hmat_convert(hmat src, hmat dst);

@@ -16,7 +16,10 @@
 extern "C" {
 #endif
 
-typedef enum { HLA_MM_AUTO = 0, HLA_MM_SUMMA, HLA_MM_HSUMMA, HLA_MM_3D } hla_mm_alg;
+/** Multiply algorithms. REDUCE is for a thin C (few columns: a residual, a block of vectors): A
+ *  stays where it is, op(B) is gathered on every rank and the partial products are summed along
+ *  the process rows; it needs op(A) = A in C's row blocks (src/dist/matmul/reduce.c). */
+typedef enum { HLA_MM_AUTO = 0, HLA_MM_SUMMA, HLA_MM_HSUMMA, HLA_MM_3D, HLA_MM_REDUCE } hla_mm_alg;
 typedef enum { HLA_LU_AUTO = 0, HLA_LU_FLAT, HLA_LU_HIER } hla_lu_alg;
 typedef enum { HLA_PANEL_AUTO = 0, HLA_PANEL_RECURSIVE, HLA_PANEL_COLUMNS } hla_panel_alg;
 /** How LU brings the U row block of a block step to its process column (HPL's swap variants).

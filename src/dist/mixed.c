@@ -134,6 +134,21 @@ int hla_gesv_mixed(hmat A, int64_t *ipiv, hmat B, const hla_opts *opts) {
   if (code == HLA_OK) code = hlu_check_finite(fn, B, "B");
   HLA_CALL(hbsp_agree(all, code));
   const int iters_max = rmax == 0 ? MIXED_ITERS_MAX : (int)rmax;
+  if (A->rsrc || A->csrc || B->rsrc || B->csrc) { /* wrapped with the first block elsewhere */
+    hmat TA, TB = NULL;
+    hla_report r;
+    hla_opts o = HLA_OPTS_INIT;
+    if (opts) o = *opts;
+    o.report = &r;
+    HLA_CALL(hdist_unshift(A, 1, &TA));
+    code = hdist_unshift(B, 1, &TB);
+    if (code == HLA_OK) code = hla_gesv_mixed(TA, ipiv, TB, &o);
+    const int ok = code == HLA_OK || code == HLA_ERR_SINGULAR;
+    int e = TB ? hdist_reshift(B, &TB, code == HLA_OK) : HLA_OK;
+    int e2 = hdist_reshift(A, &TA, ok && r.fallback != HLA_MIXED_REFINED); /* A changed */
+    if (ok && opts && opts->report) *opts->report = r, opts->report->redistributed = 1;
+    return code != HLA_OK ? code : e != HLA_OK ? e : e2;
+  }
 
   hla_report rep;
   memset(&rep, 0, sizeof rep);

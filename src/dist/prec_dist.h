@@ -82,6 +82,7 @@ int hmat_redistribute_part_s(hmat src, int64_t si, int64_t sj, hmat dst, int64_t
 #define mm_summa      mm_summa_s
 #define mm_hsumma     mm_hsumma_s
 #define mm_3d         mm_3d_s
+#define mm_reduce     mm_reduce_s
 #define mm_reqs_init  mm_reqs_init_s
 #define mm_reqs_free  mm_reqs_free_s
 #define mm_wait       mm_wait_s

@@ -24,6 +24,10 @@
  * groups); opts->groups = G: I x J = G as square as the grid allows; outer block Mo = b. 3D: c =
  * the divisor of M or N closest to P^(1/3) (the layers M/c x N or M x N/c, as square as possible),
  * reduced until the memory bound holds.
+ * Before all of these (and before the planner, whose model does not price it): a thin C, n <= C's
+ * column block, with op(A) = A in C's row blocks, on a grid of several process columns -> the
+ * row-reduce multiply (reduce.c): SUMMA would send all of A to C's one process column and compute
+ * there alone.
  *
  * An element file (src/prec.h): float operands run the same code in single precision (hmatmul_s,
  * reached from hmatmul by C's type). The planner's model knows double's rates and 8-byte words,
@@ -47,7 +51,7 @@ static int64_t max1(int64_t v) {
  * get its values (mm_ctx, mm_hsumma's groups, mm3d_args) and never see the options; the report is
  * filled from it. */
 typedef struct {
-  int alg; /* HLA_MM_SUMMA, HLA_MM_HSUMMA or HLA_MM_3D */
+  int alg; /* HLA_MM_SUMMA, HLA_MM_HSUMMA, HLA_MM_3D or HLA_MM_REDUCE */
   int b;
   int64_t Mo;
   int I, J;
@@ -115,7 +119,7 @@ static int resolve(hgrid g, char ta, char tb, hmat A, hmat B, hmat C, int64_t k,
   int64_t m = C->m, n = C->n;
   memset(p, 0, sizeof *p);
   p->I = p->J = p->c = 1;
-  if (o->mm_alg < HLA_MM_AUTO || o->mm_alg > HLA_MM_3D || o->inner_block < 0 ||
+  if (o->mm_alg < HLA_MM_AUTO || o->mm_alg > HLA_MM_REDUCE || o->inner_block < 0 ||
       o->outer_block < 0 || o->groups < 0 || o->groups_row < 0 || o->groups_col < 0 ||
       o->replication < 0 || !(o->mem_bound >= 0) || o->bcast.alg < HBSP_AUTO ||
       o->bcast.alg > HBSP_SCATTER_ALLGATHER || o->bcast.groups < 0) {
@@ -173,7 +177,23 @@ static int resolve(hgrid g, char ta, char tb, hmat A, hmat B, hmat C, int64_t k,
   } else {
     why = alg == HLA_MM_SUMMA    ? "SUMMA as asked"
           : alg == HLA_MM_HSUMMA ? "HSUMMA as asked"
-                                 : "3D as asked";
+          : alg == HLA_MM_3D     ? "3D as asked"
+                                 : "row-reduce as asked";
+  }
+  /* A thin C (in one process column) on several process columns: SUMMA would move all of A to
+   * that column and leave the others idle; the row-reduce multiply moves op(B) instead. The
+   * planner's model does not price it, so this rule comes first. */
+  const int reduce_ok = ta == 'N' && p->a_here;
+  if (o->mm_alg == HLA_MM_AUTO && P > 1 && N > 1 && reduce_ok && n <= C->nb) {
+    alg = HLA_MM_REDUCE, autoplan = 0;
+    why = "auto: C has no more columns than its block, on one process column: A stays, op(B) is "
+          "gathered, partial products summed along process rows";
+  }
+  if (alg == HLA_MM_REDUCE && !reduce_ok) {
+    snprintf(p->why, sizeof p->why,
+             "hmatmul: the row-reduce multiply needs op(A) = A in C's row blocks (transa 'N', "
+             "A's mb = C's mb)");
+    return HLA_ERR_ARG;
   }
   p->alg = alg;
   p->bcast = o->bcast;
@@ -232,7 +252,7 @@ static int resolve(hgrid g, char ta, char tb, hmat A, hmat B, hmat C, int64_t k,
     if (p->c > 1) p->a_here = p->b_here = 0;
     p->predicted = pc.seconds;
     snprintf(p->why, sizeof p->why, "%s", pc.why);
-  } else if (mach != NULL) {
+  } else if (mach != NULL && p->alg != HLA_MM_REDUCE) {
     p->predicted = hplan_mm_predict(mach, g->nnodes, &cfg);
   }
   return HLA_OK;
@@ -361,6 +381,9 @@ int hmatmul(char transa, char transb, double alpha, hmat A, hmat B, double beta,
     HLA_CALL(hkern_dgemm(ta, tb, m, n, k, alpha, HDATA(A), A->lld, HDATA(B), B->lld, beta, HDATA(C),
                          C->lld));
     snprintf(p.why, sizeof p.why, "one process: a single local " HREAL_P "gemm");
+  } else if (p.alg == HLA_MM_REDUCE) {
+    HLA_CALL(mm_reduce(all, tb, alpha, A, B, beta, C));
+    redistributed = 1; /* op(B) gathered */
   } else if (p.alg == HLA_MM_3D && p.c > 1) {
     mm3d_args a3 = {.g = g,
                     .ta = ta,

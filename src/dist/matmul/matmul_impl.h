@@ -152,4 +152,10 @@ typedef struct {
 /** C := alpha op(A) op(B) + beta C with c layers. Collective over the grid's ALL environment. */
 int mm_3d(const mm3d_args *x);
 
+/* ---------------------------------------------------------------- row-reduce (reduce.c) */
+
+/** C := alpha A op(B) + beta C, A in C's row blocks with its first block on process (0, 0), B any
+ *  layout; for a thin C. Collective over all (the grid's ALL); errors agreed. */
+int mm_reduce(hbsp_env all, char tb, double alpha, hmat A, hmat B, double beta, hmat C);
+
 #endif
