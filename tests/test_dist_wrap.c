@@ -3,6 +3,7 @@
  * (hmat_redistribute_part), and the operations on wrapped matrices, against an independent
  * computation of ScaLAPACK's index maps in this file.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "harness.h"
@@ -206,6 +207,24 @@ static void on_grid_ops(const tgrid *t, void *ctx) {
   if (t->rank == 0) CU_ASSERT_EQUAL(ht_ndiff(g1, g2, n * n), 0);
   free(g1), free(g2);
   CU_ASSERT(padding_intact(&wc));
+  /* the row-reduce multiply of a thin C (n <= its block): B wrapped with its first block
+   * elsewhere, A in place */
+  wrapped wx = wrap(t->g, n, 3, 4, 3, rs, cs, 2);
+  hmat Y1 = ht_mat(t->g, n, 3, 4, 3, NULL, NULL), Y2 = ht_mat(t->g, n, 3, 4, 3, NULL, NULL);
+  hmat X3 = ht_mat(t->g, n, 3, 4, 3, NULL, NULL);
+  CU_ASSERT_EQUAL(hmat_redistribute(wx.A, X3), HLA_OK);
+  hla_opts o = HLA_OPTS_INIT;
+  o.mm_alg = HLA_MM_REDUCE;
+  CU_ASSERT_EQUAL(hmatmul('N', 'N', 1.5, A, wx.A, 0.0, Y1, &o), HLA_OK);
+  o.mm_alg = HLA_MM_SUMMA;
+  CU_ASSERT_EQUAL(hmatmul('N', 'N', 1.5, A, X3, 0.0, Y2, &o), HLA_OK);
+  g1 = ht_gather(Y1), g2 = ht_gather(Y2);
+  if (t->rank == 0)
+    for (int64_t i = 0; i < n * 3; i++) CU_ASSERT(fabs(g1[i] - g2[i]) <= 1e-12 * (1 + fabs(g2[i])));
+  free(g1), free(g2);
+  CU_ASSERT(padding_intact(&wx));
+  hmat_free(&Y1), hmat_free(&Y2), hmat_free(&X3);
+  unwrap(&wx);
   /* LU and solve */
   wrapped wl = wrap(t->g, n, n, 3, 3, rs, cs, 1), wb = wrap(t->g, n, 2, 3, 2, rs, 0, 2);
   hmat_fill(wl.A, dominant, NULL);

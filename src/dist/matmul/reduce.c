@@ -8,18 +8,29 @@
  *   3. the partials are summed along each process row into the process column that holds each
  *      column of C (one reduce per process column with columns of C), where C := beta C + sum.
  * An element file (src/prec.h). Needs op(A) = A in C's row blocks with its first block on process
- * (0, 0) (the caller checks). BSP cost (M x N grid): 2 m k n / P flops; h = k n words (the
- * allgather) + m n / M per reduce; l of one allgather over ALL and of a reduce over the row per
- * process column holding columns of C. Memory: 2 k n + kloc n + mloc n entries per rank. */
+ * (0, 0) and C's first block there too (the caller sees to both); B's may be anywhere. BSP cost (M
+ * x N grid): 2 m k n / P flops; h = k n words (the allgather) + m n / M per reduce; l of one
+ * allgather over ALL and of a reduce over the row per process column holding columns of C. Memory:
+ * 2 k n + kloc n + mloc n entries per rank. */
 #include <stdlib.h>
 #include <string.h>
 #include "dist/matmul/matmul_impl.h"
 #include "kernels/kernels.h"
 
+/* Rank r's process row and column counted from B's first block (B may be wrapped with it
+ * elsewhere), and the size of its part of B. */
+static int64_t part_of(hmat B, int r, int *pr, int *pc) {
+  const int M = B->g->M, N = B->g->N;
+  *pr = (r / N - B->rsrc + M) % M, *pc = (r % N - B->csrc + N) % N;
+  return hmat_numroc(B->m, B->mb, *pr, M) * hmat_numroc(B->n, B->nb, *pc, N);
+}
+
 /* Rank r's part of B, as it comes in the allgather (its local array with lld = its local rows),
  * into Bf (op(B), k x n, leading dimension k). */
 static void place(hmat B, char tb, int r, const hreal *part, hreal *Bf, int64_t k) {
-  const int M = B->g->M, N = B->g->N, pr = r / N, pc = r % N;
+  const int M = B->g->M, N = B->g->N;
+  int pr, pc;
+  part_of(B, r, &pr, &pc);
   const int64_t ml = hmat_numroc(B->m, B->mb, pr, M), nl = hmat_numroc(B->n, B->nb, pc, N);
   for (int64_t jl = 0; jl < nl; jl++) {
     const int64_t j = hmat_idx_l2g(jl, B->nb, pc, N);
@@ -40,7 +51,8 @@ int mm_reduce(hbsp_env all, char tb, double alpha, hmat A, hmat B, double beta, 
   int *cnt = malloc((size_t)P * sizeof *cnt), *off = malloc((size_t)P * sizeof *off);
   int64_t total = 0, most = 0;
   for (int r = 0; cnt && off && r < P; r++) {
-    const int64_t c = hmat_numroc(B->m, B->mb, r / N, M) * hmat_numroc(B->n, B->nb, r % N, N);
+    int pr, pc;
+    const int64_t c = part_of(B, r, &pr, &pc);
     off[r] = (int)total, cnt[r] = (int)c, total += c;
   }
   for (int q = 0; q < N; q++) {
