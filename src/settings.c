@@ -81,6 +81,19 @@ void hla_settings_parse(hla_settings *s, hla_getenv_fn get, void *ctx, int cores
     if (strcmp(x, "0") != 0 && strcmp(x, "1") != 0)
       say(&r, 0, "HLA_SCALAPACK_REPORT='%s' is not 0 or 1; the report on", quoted(x, q, sizeof q));
   }
+  if ((x = get("HLA_SIM", ctx)) && *x) {
+#ifdef HLA_SMPI
+    const int smpi = 1;
+#else
+    const int smpi = 0;
+#endif
+    if (strcmp(x, "model") == 0 && smpi)
+      s->sim_model = 1;
+    else if (strcmp(x, "model") == 0)
+      say(&r, 1, "HLA_SIM=model needs the SimGrid build (-DHLA_SMPI=ON); computing for real");
+    else if (strcmp(x, "real") != 0)
+      say(&r, 1, "HLA_SIM='%s' is not real or model; computing for real", quoted(x, q, sizeof q));
+  }
   if ((x = get("HLA_VIRTUAL_NODES", ctx)) && *x) {
     if (integer(x, 1, 1 << 20, &v))
       s->virtual_nodes = (int)v;

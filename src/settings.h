@@ -31,6 +31,7 @@ typedef struct {
   char profile[HLA_SETTINGS_PATH]; /* HLA_PROFILE: JSON profile path; "": none */
   char machine[HLA_SETTINGS_PATH]; /* HLA_MACHINE_FILE: path, "none"/"off"; "": the default */
   int scalapack_report; /* HLA_SCALAPACK_REPORT: 1 has libhla_scalapack print its calls at exit */
+  int sim_model;        /* HLA_SIM: 1 = model (kernels charge their time; SMPI builds only) */
 } hla_settings;
 
 /* Where the values come from: getenv when get is NULL. */

@@ -53,6 +53,25 @@ int hkern_threads_unbound(int requested, int ranks_on_node, int cores_on_node, i
 /** Current BLAS thread count (openblas_get_num_threads). */
 int hkern_threads_get(void);
 
+/* ---------------------------------------------------------------- simulation (sim.c) */
+
+/** HLA_SIM=model: every element kernel below charges its operation count to the simulated clock
+ *  (hkern_sim_charge) and returns without computing (sim.c says what that keeps). Process-wide;
+ *  set once (layout/grid.c). Without the SimGrid build the charge is a no-op and the switch stays
+ *  off (src/settings.c refuses HLA_SIM=model there). */
+void hkern_sim_set(int model);
+int hkern_sim_model(void);
+void hkern_sim_charge(double ops);
+
+/* In an element kernel: charge ops and return (ret...) in model mode. */
+#define HKERN_SIM(ops, ...)                                                                        \
+  do {                                                                                             \
+    if (hkern_sim_model()) {                                                                       \
+      hkern_sim_charge(ops);                                                                       \
+      return __VA_ARGS__;                                                                          \
+    }                                                                                              \
+  } while (0)
+
 /* ---------------------------------------------------------------- element kernels
  * Declared for hreal (src/prec.h): double as written, and their float twins (hkern_sgemm, ...)
  * where an element file is compiled with HLA_SINGLE. */

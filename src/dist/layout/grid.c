@@ -85,7 +85,7 @@ static int grid_destroy(hgrid g) {
     if (code == HLA_OK) code = e;
   }
   free(g->machine);
-  for (int i = 0; i < HDIST_BLOCKS; i++) free(g->cache[i].p);
+  for (int i = 0; i < HDIST_BLOCKS; i++) hdist_unstore(g->cache[i].p);
   free(g);
   return code;
 }
@@ -165,6 +165,7 @@ static int grid_build(hgrid g, hbsp_env env) {
   HLA_CALL(hbsp_agree(g->all, code));
   int requested = hbsp_settings(g->all)->num_threads;
   HLA_CALL(hkern_threads_apply(requested, shm_size, &g->threads));
+  hkern_sim_set(hbsp_settings(g->all)->sim_model); /* rank 0's value: the same everywhere */
   int launcher = 0, idle = 0;
   for (int i = 0; i < HKERN_CPU_WORDS; i++) {
     launcher += __builtin_popcountll(mask[HKERN_CPU_WORDS + i]);

@@ -97,7 +97,7 @@ int hdist_create(hgrid g, int64_t m, int64_t n, int mb, int nb, hla_elem type, i
         free(A);
         A = NULL;
       } else if ((A->data = work ? hdist_take(g, hdist_words(A->lld * A->nloc, elem_size(type)))
-                                 : hdist_alloc(hdist_words(A->lld * A->nloc, elem_size(type)))) ==
+                                 : hdist_store(hdist_words(A->lld * A->nloc, elem_size(type)))) ==
                  NULL) {
         free(A);
         A = NULL;
@@ -111,7 +111,7 @@ int hdist_create(hgrid g, int64_t m, int64_t n, int mb, int nb, hla_elem type, i
     if (A && work)
       hdist_give(g, A->data);
     else if (A)
-      free(A->data);
+      hdist_unstore(A->data);
     free(A);
     HLA_CALL(code);
   }
@@ -127,7 +127,7 @@ int hmat_free(hmat *Ap) {
   if (A->owned == 2)
     hdist_give(A->g, A->data);
   else if (A->owned)
-    free(A->data);
+    hdist_unstore(A->data);
   free(A);
   *Ap = NULL;
   return HLA_OK;
@@ -163,12 +163,12 @@ int hmat_wrap(hgrid g, int64_t m, int64_t n, int mb, int nb, int rsrc, int csrc,
   hmat A = NULL;
   double *spare = NULL; /* an empty part's data: never NULL, as for hmat_create */
   if (code == HLA_OK && ((A = calloc(1, sizeof *A)) == NULL ||
-                         (data == NULL && (data = spare = hdist_alloc(1)) == NULL)))
+                         (data == NULL && (data = spare = hdist_store(1)) == NULL)))
     code = HBSP_FAIL(g->all, HLA_ERR_NOMEM, "%s: out of memory", fn);
   code = hbsp_agree(g->all, code);
   if (code != HLA_OK) {
     free(A);
-    free(spare);
+    hdist_unstore(spare);
     HLA_CALL(code);
   }
   A->g = g, A->m = m, A->n = n, A->mb = mb, A->nb = nb, A->rsrc = rsrc, A->csrc = csrc;

@@ -129,6 +129,11 @@ static inline int64_t hdist_words(int64_t n, size_t size) {
  * transparent huge pages asked for); free() frees it. NULL only on failure. */
 void *hdist_alloc(int64_t count);
 
+/* The storage of matrices and of the blocks of hdist_take: hdist_alloc's memory, or in the
+ * simulation's model mode SMPI's shared memory (workspace.c). Free it with hdist_unstore. */
+void *hdist_store(int64_t count);
+void hdist_unstore(void *p);
+
 /* A workspace of at least count words (8 bytes) for an operation on g, given back with hdist_give
  * when it ends. Blocks given back stay with the grid (up to HDIST_KEEP_WORDS in all; freed by
  * hgrid_free) and are lent again to the next operation that fits, so that repeated operations do

@@ -6,6 +6,9 @@
 #include <string.h>
 #include "dist/layout/layout_impl.h"
 #include "kernels/kernels.h"
+#ifdef HLA_SMPI
+#include <smpi/smpi.h>
+#endif
 
 /* Zeroed at once: a fresh local matrix or workspace otherwise takes its page faults inside the
  * first computation that touches it (with huge pages: one per 2 MiB, see hla_alloc). */
@@ -15,6 +18,26 @@ void *hdist_alloc(int64_t count) {
   void *p = hla_alloc((size_t)count * 8);
   if (p != NULL) memset(p, 0, (size_t)count * 8);
   return p;
+}
+
+/* In the simulation's model mode (kernels/sim.c) the storage of matrices and workspaces is SMPI's
+ * shared memory: every allocation of a size maps the same pages for every rank, so that thousands
+ * of simulated ranks fit in one machine's memory; the entries mean nothing there. */
+void *hdist_store(int64_t count) {
+#ifdef HLA_SMPI
+  if (hkern_sim_model()) return SMPI_SHARED_MALLOC((size_t)(count < 1 ? 1 : count) * 8);
+#endif
+  return hdist_alloc(count);
+}
+
+void hdist_unstore(void *p) {
+#ifdef HLA_SMPI
+  if (p != NULL && hkern_sim_model()) {
+    SMPI_SHARED_FREE(p);
+    return;
+  }
+#endif
+  free(p);
 }
 
 static void poison(void *p, int64_t words) {
@@ -37,7 +60,7 @@ static void cache_trim(hgrid g, int64_t keep) {
       if (big < 0 || b->words > g->cache[big].words) big = i;
     }
     if (total <= keep) return;
-    free(g->cache[big].p);
+    hdist_unstore(g->cache[big].p);
     g->cache[big] = (hdist_block){NULL, 0, 0};
   }
 }
@@ -56,10 +79,10 @@ void *hdist_take(hgrid g, int64_t count) {
     poison(c[best].p, c[best].words);
     return c[best].p;
   }
-  void *p = hdist_alloc(count);
+  void *p = hdist_store(count);
   if (p == NULL) {
     cache_trim(g, 0);
-    if ((p = hdist_alloc(count)) == NULL) return NULL;
+    if ((p = hdist_store(count)) == NULL) return NULL;
   }
   poison(p, count);
   /* Tracked in an empty slot, else in place of the smallest free block; untracked (hdist_give
@@ -71,7 +94,7 @@ void *hdist_take(hgrid g, int64_t count) {
     for (int i = 0; i < HDIST_BLOCKS; i++)
       if (!c[i].lent && (s < 0 || c[i].words < c[s].words)) s = i;
   if (s >= 0) {
-    free(c[s].p);
+    hdist_unstore(c[s].p);
     c[s] = (hdist_block){p, count, 1};
   }
   return p;
@@ -85,5 +108,5 @@ void hdist_give(hgrid g, void *p) {
       cache_trim(g, HDIST_KEEP_WORDS);
       return;
     }
-  free(p);
+  hdist_unstore(p);
 }

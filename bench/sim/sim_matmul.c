@@ -1,0 +1,112 @@
+/* sim_matmul — SUMMA against HSUMMA over the number of groups G, for the SimGrid build in model
+ * mode (HLA_SIM=model: the kernels charge their flops at the platform's speed, the matrices live
+ * in SMPI's shared memory; src/kernels/sim.c). One run is one simulated machine:
+ *
+ *   HLA_SIM=model smpirun -np P -platform bench/platforms/bgp_like.xml \
+ *     -hostfile bench/platforms/bgp_like.hosts build-smpi/sim_matmul --n 65536 --b 256 \
+ *     --groups 1,4,16,64 [--speed 3.4e9] [--bcast native|binomial|scatter_allgather|pipeline]
+ *
+ * on a sqrt P x sqrt P grid (P a square), C := A B with n x n matrices in b x b blocks, panels of
+ * b and an outer block of b (the source's b = M), G = 1 being SUMMA and G > 1 HSUMMA with G groups
+ * (I x J as square as the grid allows). Per case one line and one JSON line on rank 0: the
+ * simulated time of the multiply (the slowest rank's), its compute part 2 n^3 / (P speed) (speed:
+ * the platform's flop/s per core, which the kernels are charged at) and the rest, the
+ * communication that the computation did not hide; then the simulator's own wall time and peak
+ * memory (getrusage) for the whole run. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include "hla.h"
+
+static double now_wall(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  const double wall0 = now_wall();
+  int64_t n = 8192;
+  int b = 256;
+  double speed = 3.4e9;
+  char groups[256] = "1", bcast[32] = "native";
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!strcmp(argv[i], "--n"))
+      n = atoll(argv[i + 1]);
+    else if (!strcmp(argv[i], "--b"))
+      b = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--speed"))
+      speed = atof(argv[i + 1]);
+    else if (!strcmp(argv[i], "--groups"))
+      snprintf(groups, sizeof groups, "%s", argv[i + 1]);
+    else if (!strcmp(argv[i], "--bcast"))
+      snprintf(bcast, sizeof bcast, "%s", argv[i + 1]);
+  }
+  int P, me;
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  int s = 1;
+  while ((s + 1) * (s + 1) <= P) s++;
+  hbsp_env world;
+  hgrid g;
+  hmat A, B, C;
+  if (s * s != P || hbsp_init(MPI_COMM_WORLD, &world) != HLA_OK ||
+      hgrid_create(world, s, s, &g) != HLA_OK || hmat_create(g, n, n, b, b, &A) != HLA_OK ||
+      hmat_create(g, n, n, b, b, &B) != HLA_OK || hmat_create(g, n, n, b, b, &C) != HLA_OK) {
+    if (me == 0) fprintf(stderr, "sim_matmul: P = %d must be a square; or the setup failed\n", P);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  hbsp_alg alg = HBSP_NATIVE;
+  if (!strcmp(bcast, "binomial"))
+    alg = HBSP_BINOMIAL;
+  else if (!strcmp(bcast, "scatter_allgather"))
+    alg = HBSP_SCATTER_ALLGATHER;
+  else if (!strcmp(bcast, "pipeline"))
+    alg = HBSP_PIPELINE;
+  const double compute = 2.0 * (double)n * (double)n * (double)n / ((double)P * speed);
+  char *save = NULL; /* strtok_r: SMPI's ranks are threads of one process */
+  for (char *tok = strtok_r(groups, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    const int G = atoi(tok);
+    hla_opts o = HLA_OPTS_INIT;
+    hla_report rep;
+    o.report = &rep;
+    o.mm_alg = G > 1 ? HLA_MM_HSUMMA : HLA_MM_SUMMA;
+    o.inner_block = b, o.outer_block = b, o.groups = G > 1 ? G : 0;
+    o.bcast.alg = alg;
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = MPI_Wtime();
+    const int e = hmatmul('N', 'N', 1.0, A, B, 0.0, C, &o);
+    double t = MPI_Wtime() - t0, tmax;
+    MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (me == 0) {
+      if (e != HLA_OK) {
+        printf("G=%d: error %d (%s)\n", G, e, hgrid_errmsg(g));
+        continue;
+      }
+      printf("P=%d n=%lld b=%d bcast=%s G=%d groups=%dx%d seconds=%.4f compute=%.4f comm=%.4f\n", P,
+             (long long)n, b, bcast, G, rep.groups_row, rep.groups_col, tmax, compute,
+             tmax - compute);
+      printf(
+          "{\"bench\":\"sim_matmul\",\"P\":%d,\"n\":%lld,\"b\":%d,\"bcast\":\"%s\",\"G\":%d,"
+          "\"groups\":\"%dx%d\",\"alg\":\"%s\",\"seconds\":%.6g,\"compute\":%.6g,\"comm\":%.6g}\n",
+          P, (long long)n, b, bcast, G, rep.groups_row, rep.groups_col, G > 1 ? "hsumma" : "summa",
+          tmax, compute, tmax - compute);
+      fflush(stdout);
+    }
+  }
+  hmat_free(&A), hmat_free(&B), hmat_free(&C);
+  hgrid_free(&g);
+  hbsp_free(&world);
+  if (me == 0) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("{\"bench\":\"sim_matmul_simulator\",\"P\":%d,\"wall_seconds\":%.1f,\"peak_rss_mib\":%."
+           "0f}\n",
+           P, now_wall() - wall0, (double)ru.ru_maxrss / 1024.0);
+  }
+  MPI_Finalize();
+  return 0;
+}
