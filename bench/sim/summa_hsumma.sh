@@ -7,8 +7,8 @@
 #   bench/sim/summa_hsumma.sh P N B G1,G2,.. [bcast]      e.g. 256 16384 256 1,2,4,8,16,32,64,128
 #
 # Needs build-smpi (scripts/sim.sh, or BUILD). Writes bench/results/sim/summa_hsumma_P<P>_n<N>.txt
-# (one line and one JSON line per G, then the simulator's wall time and peak memory) and, where
-# gnuplot is installed, a .png of the time and the communication time against G.
+# (one line and one JSON line per G, then the simulator's wall time and the memory it took) and, where
+# gnuplot is installed, a .png of the time and the communication time against G (bench/sim/plot.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 P=$1 n=$2 b=$3 groups=$4 bcast=${5:-native}
@@ -26,7 +26,7 @@ mkdir -p bench/results/sim
 # The memory the run really takes: SMPI maps its folded shared blocks many times, which getrusage's
 # peak RSS counts once per mapping; MemAvailable's lowest point during the run does not.
 avail() { awk '/MemAvailable/{print $2}' /proc/meminfo; }
-before=$(avail)
+before=$(avail) start=$(date +%s)
 (while :; do avail; sleep 1; done > "$tmp/mem") &
 sampler=$!
 {
@@ -38,18 +38,6 @@ sampler=$!
     "$build/sim_matmul" --n "$n" --b "$b" --groups "$groups" --bcast "$bcast" 2>&1 |
     grep -E '^P=|^\{|rror'
   kill $sampler
-  echo "{\"bench\":\"sim_matmul_memory\",\"P\":$P,\"memory_used_mib\":$(( (before - $(sort -n "$tmp/mem" | head -1)) / 1024 ))}"
+  echo "{\"bench\":\"sim_matmul_simulator\",\"P\":$P,\"wall_seconds\":$(( $(date +%s) - start )),\"memory_used_mib\":$(( (before - $(sort -n "$tmp/mem" | head -1)) / 1024 ))}"
 } | tee "$out.txt"
-if command -v gnuplot > /dev/null; then
-  grep '"bench":"sim_matmul"' "$out.txt" | sed 's/.*"G":\([0-9]*\).*"seconds":\([0-9.e+-]*\),"compute":\([0-9.e+-]*\),"comm":\([0-9.e+-]*\)}/\1 \2 \3 \4/' > "$tmp/data"
-  gnuplot <<GP
-set terminal pngcairo size 800,500
-set output "$out.png"
-set title "SUMMA (G = 1) and HSUMMA over G: P = $P, n = $n, b = M = $b, BG/P-like torus (simulated)"
-set xlabel "groups G"
-set ylabel "seconds (simulated)"
-set logscale x 2
-set key top left
-plot "$tmp/data" using 1:2 with linespoints title "time", "$tmp/data" using 1:4 with linespoints title "communication not hidden (time - 2n^3/(P speed))"
-GP
-fi
+if command -v gnuplot > /dev/null; then bash bench/sim/plot.sh "$out.txt"; fi
