@@ -36,62 +36,14 @@
 #include <time.h>
 #include <lapacke.h>
 #include "hla.h"
+#include "bench_common.h"
 #include "dist/layout/layout_impl.h"
 #include "kernels/kernels.h"
 #include "scalapack_decl.h"
 
 /* ---------------------------------------------------------------- the matrix */
 
-#define SEED_A 0x5eedULL
-#define SEED_B 0xb0b0ULL
-
-/* splitmix64 step, as tests/harness.c's generator, so that the matrices match the tests'. */
-static uint64_t mix(uint64_t *s) {
-  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-static double gen(uint64_t seed, int64_t i, int64_t j) {
-  uint64_t s = seed ^ ((uint64_t)i * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)j * 0xC2B2AE3D27D4EB4Full);
-  mix(&s);
-  return (double)(mix(&s) >> 11) * 0x1.0p-53 - 0.5;
-}
-
-static double gen_a(int64_t i, int64_t j, void *ctx) {
-  (void)ctx;
-  return gen(SEED_A, i, j);
-}
-static double gen_b(int64_t i, int64_t j, void *ctx) {
-  (void)ctx;
-  return gen(SEED_B, i, j);
-}
-
-/* HPL's residual of x (global, on every rank): rows dealt cyclically over the ranks. */
-static double residual(int64_t n, const double *x) {
-  int P, me;
-  MPI_Comm_size(MPI_COMM_WORLD, &P);
-  MPI_Comm_rank(MPI_COMM_WORLD, &me);
-  double loc[3] = {0, 0, 0}, glob[3]; /* max |r_i|, max row sum, max |x| and |b| below */
-  double xn = 0.0, bn = 0.0;
-  for (int64_t i = 0; i < n; i++) {
-    xn = fmax(xn, fabs(x[i]));
-    bn = fmax(bn, fabs(gen(SEED_B, i, 0)));
-  }
-  for (int64_t i = me; i < n; i += P) {
-    double s = -gen(SEED_B, i, 0), rs = 0.0;
-    for (int64_t j = 0; j < n; j++) {
-      double a = gen(SEED_A, i, j);
-      s += a * x[j];
-      rs += fabs(a);
-    }
-    loc[0] = fmax(loc[0], fabs(s));
-    loc[1] = fmax(loc[1], rs);
-  }
-  MPI_Allreduce(loc, glob, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return glob[0] / (DBL_EPSILON * (glob[1] * xn + bn) * (double)n);
-}
+/* bench_common.h: bench_gen_a / bench_gen_b, bench_residual. */
 
 /* ---------------------------------------------------------------- options and results */
 
@@ -111,13 +63,6 @@ typedef struct {
   char why[256];
   double phase[6]; /* hla: the last run's hla_report t_panel .. t_solve, max over ranks */
 } bcase;
-
-static int wanted(const bopts *o, const char *impl) {
-  if (!o->only[0]) return 1;
-  const char *p = strstr(o->only, impl);
-  size_t k = strlen(impl);
-  return p && (p[k] == 0 || p[k] == ',') && (p == o->only || p[-1] == ',');
-}
 
 static int parse(int argc, char **argv, bopts *o, int rank) {
   *o = (bopts){{4096, 6000, 8192}, 3, 0, 0, 128, 3, 0, 0, "", HBSP_AUTO, HLA_SWAP_AUTO};
@@ -174,11 +119,6 @@ static int parse(int argc, char **argv, bopts *o, int rank) {
   return 0;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* Record the runs of one case: per-run lines, median, worst residual. */
 static void finish_case(bcase *c, double *secs, double *res, int reps, int rank) {
   double flops = 2.0 / 3.0 * (double)c->n * c->n * c->n + 2.0 * (double)c->n * c->n;
@@ -189,7 +129,7 @@ static void finish_case(bcase *c, double *secs, double *res, int reps, int rank)
       printf("%s n=%lld nb=%d grid=%dx%d run=%d gflops=%.3f seconds=%.4f residual=%.4g\n", c->impl,
              (long long)c->n, c->nb, c->M, c->N, r + 1, flops / secs[r] * 1e-9, secs[r], res[r]);
   }
-  qsort(secs, (size_t)reps, sizeof *secs, cmp_double);
+  qsort(secs, (size_t)reps, sizeof *secs, bench_cmp_double);
   c->med_s = secs[reps / 2];
   c->med_gf = flops / c->med_s * 1e-9;
   if (rank == 0) fflush(stdout);
@@ -212,8 +152,8 @@ static int run_lapack(hbsp_env env, int64_t n, int reps, int ranks_on_node, bcas
       lapack_int *ip = malloc((size_t)n * sizeof *ip);
       if (A && ip && x) {
         for (int64_t j = 0; j < n; j++)
-          for (int64_t i = 0; i < n; i++) A[i + j * n] = gen(SEED_A, i, j);
-        for (int64_t i = 0; i < n; i++) x[i] = gen(SEED_B, i, 0);
+          for (int64_t i = 0; i < n; i++) A[i + j * n] = bench_gen(SEED_A, i, j);
+        for (int64_t i = 0; i < n; i++) x[i] = bench_gen(SEED_B, i, 0);
         double t0 = MPI_Wtime();
         lapack_int info =
             LAPACKE_dgetrf(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)n, A, (lapack_int)n, ip);
@@ -234,7 +174,7 @@ static int run_lapack(hbsp_env env, int64_t n, int reps, int ranks_on_node, bcas
     if (!ok) break;
     MPI_Bcast(x, (int)n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     MPI_Bcast(&secs[r], 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    res[r] = residual(n, x);
+    res[r] = bench_residual(n, x);
   }
   MPI_Bcast(&c->threads, 1, MPI_INT, 0, MPI_COMM_WORLD);
   free(x);
@@ -264,11 +204,11 @@ static int run_scalapack(int64_t n64, int nb, int M, int N, int reps, bcase *c) 
       int64_t j = ((int64_t)(jl / nb) * npcol + mycol) * nb + jl % nb;
       for (int il = 0; il < mloc; il++) {
         int64_t i = ((int64_t)(il / nb) * nprow + myrow) * nb + il % nb;
-        a[il + (size_t)jl * lld] = gen(SEED_A, i, j);
+        a[il + (size_t)jl * lld] = bench_gen(SEED_A, i, j);
       }
     }
     for (int il = 0; il < mloc && nbloc > 0; il++)
-      b[il] = gen(SEED_B, ((int64_t)(il / nb) * nprow + myrow) * nb + il % nb, 0);
+      b[il] = bench_gen(SEED_B, ((int64_t)(il / nb) * nprow + myrow) * nb + il % nb, 0);
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     pdgesv_(&n, &one, a, &one, &one, desca, ip, b, &one, &one, descb, &info);
@@ -281,7 +221,7 @@ static int run_scalapack(int64_t n64, int nb, int M, int N, int reps, bcase *c) 
     int bad = info != 0, any;
     MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (any) all_ok = 0;
-    res[r] = residual(n, x);
+    res[r] = bench_residual(n, x);
   }
   free(a), free(b), free(x), free(ip);
   Cblacs_gridexit(ctxt);
@@ -303,8 +243,8 @@ static int run_hla(hgrid g, int64_t n, int nb, int reps, const hla_opts *opts, b
   hla_opts o = *opts;
   o.report = &rep;
   for (int r = 0; all_ok && r < reps; r++) {
-    hmat_fill(A, gen_a, NULL);
-    hmat_fill(B, gen_b, NULL);
+    hmat_fill(A, bench_gen_a, NULL);
+    hmat_fill(B, bench_gen_b, NULL);
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     rc = hla_gesv(A, ipiv, B, &o);
@@ -317,7 +257,7 @@ static int run_hla(hgrid g, int64_t n, int nb, int reps, const hla_opts *opts, b
     }
     hmat_gather(B, 0, x, n);
     MPI_Bcast(x, (int)n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    res[r] = residual(n, x);
+    res[r] = bench_residual(n, x);
   }
   if (all_ok) {
     double ph[6] = {rep.t_panel, rep.t_lwait, rep.t_swap, rep.t_u, rep.t_update, rep.t_solve};
@@ -345,18 +285,11 @@ int main(int argc, char **argv) {
   }
   hbsp_env env;
   hgrid g;
-  if (hbsp_init(MPI_COMM_WORLD, &env) != HLA_OK || hgrid_create(env, o.M, o.N, &g) != HLA_OK) {
-    if (rank == 0)
-      fprintf(stderr, "bench_lu: cannot make a %d x %d grid on %d ranks\n", o.M, o.N, P);
+  int ranks_on_node;
+  if (bench_setup("bench_lu", &o.M, &o.N, &env, &g, &ranks_on_node)) {
     MPI_Finalize();
     return 2;
   }
-  hgrid_shape(g, &o.M, &o.N, NULL, NULL);
-  MPI_Comm shm;
-  int ranks_on_node;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shm);
-  MPI_Comm_size(shm, &ranks_on_node);
-  MPI_Comm_free(&shm);
   if (rank == 0)
     printf("# bench_lu: %d ranks, grid %d x %d, nb %d, %d runs per case, %d BLAS threads per "
            "rank, %d cores on the node\n",
@@ -370,7 +303,7 @@ int main(int argc, char **argv) {
     int64_t n = o.n[k];
     double ref[2] = {0, 0}; /* lapack, scalapack median seconds */
     for (int m = 0; m < 4; m++) {
-      if (!wanted(&o, impls[m])) continue;
+      if (!bench_wanted(o.only, impls[m])) continue;
       bcase *c = &cases[nc];
       memset(c, 0, sizeof *c);
       snprintf(c->impl, sizeof c->impl, "%s", impls[m]);

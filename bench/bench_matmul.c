@@ -41,6 +41,7 @@
 #include <cblas.h>
 #include <omp.h>
 #include "hla.h"
+#include "bench_common.h"
 #include "json_read.h"
 #include "dist/layout/layout_impl.h"
 #include "kernels/kernels.h"
@@ -122,11 +123,6 @@ static double gen(int64_t i, int64_t j, void *ctx) {
   return (double)(s >> 11) * 0x1.0p-53 - 0.5;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 typedef int (*op_fn)(void *ctx);
 
 /* Median over reps of the time of op (max over ranks, between barriers), after a warm-up. */
@@ -143,7 +139,7 @@ static double time_op(op_fn op, void *ctx, int reps, int *err) {
     MPI_Allreduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     t[r] = mx;
   }
-  qsort(t, (size_t)reps, sizeof t[0], cmp_double);
+  qsort(t, (size_t)reps, sizeof t[0], bench_cmp_double);
   return t[reps / 2];
 }
 
@@ -207,7 +203,7 @@ static double time_node(hbsp_env env, node_case *nc, int reps, int cores, int th
     openblas_set_num_threads(threads);
     omp_set_num_threads(threads);
   }
-  qsort(t, (size_t)reps, sizeof t[0], cmp_double);
+  qsort(t, (size_t)reps, sizeof t[0], bench_cmp_double);
   double med = t[reps / 2];
   MPI_Bcast(&med, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   return med;
@@ -234,6 +230,7 @@ static const char *alg_name(int a) {
   return a == HLA_MM_SUMMA    ? "summa"
          : a == HLA_MM_HSUMMA ? "hsumma"
          : a == HLA_MM_3D     ? "3d"
+         : a == HLA_MM_REDUCE ? "reduce"
                               : "auto";
 }
 
@@ -290,9 +287,7 @@ int main(int argc, char **argv) {
   }
   hbsp_env env;
   hgrid g;
-  if (hbsp_init(MPI_COMM_WORLD, &env) != HLA_OK || hgrid_create(env, o.M, o.N, &g) != HLA_OK) {
-    if (rank == 0)
-      fprintf(stderr, "bench_matmul: cannot make a %dx%d grid of %d ranks\n", o.M, o.N, P);
+  if (bench_setup("bench_matmul", &o.M, &o.N, &env, &g, NULL)) {
     MPI_Finalize();
     return 2;
   }

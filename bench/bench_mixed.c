@@ -44,61 +44,13 @@
 #include <cblas.h>
 #include <lapacke.h>
 #include "hla.h"
+#include "bench_common.h"
 #include "dist/layout/layout_impl.h"
 #include "kernels/kernels.h"
 
 /* ---------------------------------------------------------------- the matrix */
 
-#define SEED_A 0x5eedULL
-#define SEED_B 0xb0b0ULL
-
-/* splitmix64 step, as tests/harness.c's generator and bench_lu's. */
-static uint64_t mix(uint64_t *s) {
-  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-static double gen(uint64_t seed, int64_t i, int64_t j) {
-  uint64_t s = seed ^ ((uint64_t)i * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)j * 0xC2B2AE3D27D4EB4Full);
-  mix(&s);
-  return (double)(mix(&s) >> 11) * 0x1.0p-53 - 0.5;
-}
-
-static double gen_a(int64_t i, int64_t j, void *ctx) {
-  (void)ctx;
-  return gen(SEED_A, i, j);
-}
-static double gen_b(int64_t i, int64_t j, void *ctx) {
-  (void)ctx;
-  return gen(SEED_B, i, j);
-}
-
-/* HPL's residual of x (global, on every rank): rows dealt cyclically over the ranks. */
-static double residual(int64_t n, const double *x) {
-  int P, me;
-  MPI_Comm_size(MPI_COMM_WORLD, &P);
-  MPI_Comm_rank(MPI_COMM_WORLD, &me);
-  double loc[2] = {0, 0}, glob[2]; /* max |r_i|, max row sum */
-  double xn = 0.0, bn = 0.0;
-  for (int64_t i = 0; i < n; i++) {
-    xn = fmax(xn, fabs(x[i]));
-    bn = fmax(bn, fabs(gen(SEED_B, i, 0)));
-  }
-  for (int64_t i = me; i < n; i += P) {
-    double s = -gen(SEED_B, i, 0), rs = 0.0;
-    for (int64_t j = 0; j < n; j++) {
-      double a = gen(SEED_A, i, j);
-      s += a * x[j];
-      rs += fabs(a);
-    }
-    if (!(fabs(s) <= loc[0])) loc[0] = fabs(s); /* NaN sticks */
-    loc[1] = fmax(loc[1], rs);
-  }
-  MPI_Allreduce(loc, glob, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return glob[0] / (DBL_EPSILON * (glob[1] * xn + bn) * (double)n);
-}
+/* bench_common.h: bench_gen_a / bench_gen_b, bench_residual. */
 
 /* ---------------------------------------------------------------- options and results */
 
@@ -116,15 +68,6 @@ typedef struct {
   int iterations, fallback;    /* mixed: hla_report's; dsgesv: ITER in iterations */
   char why[256];
 } bcase;
-
-static int wanted(const bopts *o, const char *impl) {
-  if (!o->only[0]) return 1;
-  const char *p = strstr(o->only, impl);
-  size_t k = strlen(impl);
-  while (p && !((p[k] == 0 || p[k] == ',') && (p == o->only || p[-1] == ',')))
-    p = strstr(p + 1, impl);
-  return p != NULL;
-}
 
 static int parse(int argc, char **argv, bopts *o, int rank) {
   *o = (bopts){{4096, 8192}, 2, 0, 0, 128, 3, ""};
@@ -164,11 +107,6 @@ static int parse(int argc, char **argv, bopts *o, int rank) {
   return 0;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* Record the runs of one case: per-run lines, median; res (may be NULL: the multiplies) gives the
  * worst residual. */
 static void finish_case(bcase *c, double flops, double *secs, const double *res, int reps,
@@ -181,7 +119,7 @@ static void finish_case(bcase *c, double flops, double *secs, const double *res,
              (long long)c->n, c->nb, c->M, c->N, r + 1, flops / secs[r] * 1e-9, secs[r],
              res ? "residual" : "error", res ? res[r] : c->resid);
   }
-  qsort(secs, (size_t)reps, sizeof *secs, cmp_double);
+  qsort(secs, (size_t)reps, sizeof *secs, bench_cmp_double);
   c->med_s = secs[reps / 2];
   c->med_gf = flops / c->med_s * 1e-9;
   if (rank == 0) fflush(stdout);
@@ -212,8 +150,8 @@ static int run_node_solve(hbsp_env env, int64_t n, int reps, int ranks_on_node, 
       lapack_int *ip = malloc((size_t)n * sizeof *ip);
       if (A && ip && x && (b || !dsgesv)) {
         for (int64_t j = 0; j < n; j++)
-          for (int64_t i = 0; i < n; i++) A[i + j * n] = gen(SEED_A, i, j);
-        for (int64_t i = 0; i < n; i++) (dsgesv ? b : x)[i] = gen(SEED_B, i, 0);
+          for (int64_t i = 0; i < n; i++) A[i + j * n] = bench_gen(SEED_A, i, j);
+        for (int64_t i = 0; i < n; i++) (dsgesv ? b : x)[i] = bench_gen(SEED_B, i, 0);
         lapack_int info, iter = 0;
         double t0 = MPI_Wtime();
         if (dsgesv) {
@@ -242,7 +180,7 @@ static int run_node_solve(hbsp_env env, int64_t n, int reps, int ranks_on_node, 
     if (!ok) break;
     MPI_Bcast(x, (int)n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     MPI_Bcast(&secs[r], 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    res[r] = residual(n, x);
+    res[r] = bench_residual(n, x);
   }
   MPI_Bcast(&c->threads, 1, MPI_INT, 0, MPI_COMM_WORLD);
   MPI_Bcast(&c->iterations, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -267,8 +205,8 @@ static int run_hla(hgrid g, int64_t n, int nb, int reps, int mixed, bcase *c) {
   o.report = &rep;
   c->iterations = 0, c->fallback = 0;
   for (int r = 0; all_ok && r < reps; r++) {
-    hmat_fill(A, gen_a, NULL);
-    hmat_fill(B, gen_b, NULL);
+    hmat_fill(A, bench_gen_a, NULL);
+    hmat_fill(B, bench_gen_b, NULL);
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     rc = mixed ? hla_gesv_mixed(A, ipiv, B, &o) : hla_gesv(A, ipiv, B, &o);
@@ -287,7 +225,7 @@ static int run_hla(hgrid g, int64_t n, int nb, int reps, int mixed, bcase *c) {
     }
     hmat_gather(B, 0, x, n);
     MPI_Bcast(x, (int)n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    res[r] = residual(n, x);
+    res[r] = bench_residual(n, x);
   }
   if (all_ok) {
     c->threads = rep.threads;
@@ -307,8 +245,8 @@ static int run_hla(hgrid g, int64_t n, int nb, int reps, int mixed, bcase *c) {
 static void samples(int64_t n, int64_t *si, int64_t *sj) {
   uint64_t s = 0x5a3b1eULL;
   for (int k = 0; k < NSAMPLE; k++) {
-    si[k] = (int64_t)(mix(&s) % (uint64_t)n);
-    sj[k] = (int64_t)(mix(&s) % (uint64_t)n);
+    si[k] = (int64_t)(bench_mix(&s) % (uint64_t)n);
+    sj[k] = (int64_t)(bench_mix(&s) % (uint64_t)n);
   }
 }
 
@@ -317,7 +255,7 @@ static void samples(int64_t n, int64_t *si, int64_t *sj) {
 static double ref_entry(int64_t n, int64_t i, int64_t j, int single) {
   double s = 0.0;
   for (int64_t k = 0; k < n; k++) {
-    double a = gen(SEED_A, i, k), b = gen(SEED_B, k, j);
+    double a = bench_gen(SEED_A, i, k), b = bench_gen(SEED_B, k, j);
     if (single) a = (double)(float)a, b = (double)(float)b;
     s += a * b;
   }
@@ -388,8 +326,8 @@ static int run_node_sgemm(hbsp_env env, int64_t n, int reps, int ranks_on_node, 
     ok = A && B && C;
     for (int64_t j = 0; ok && j < n; j++)
       for (int64_t i = 0; i < n; i++) {
-        A[i + j * n] = (float)gen(SEED_A, i, j);
-        B[i + j * n] = (float)gen(SEED_B, i, j);
+        A[i + j * n] = (float)bench_gen(SEED_A, i, j);
+        B[i + j * n] = (float)bench_gen(SEED_B, i, j);
       }
   }
   MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -431,8 +369,8 @@ static int run_hla_gemm(hgrid g, int64_t n, int nb, int reps, int single, bcase 
     hmat_free(&A), hmat_free(&B), hmat_free(&C);
     return 0;
   }
-  hmat_fill(A, gen_a, NULL);
-  hmat_fill(B, gen_b, NULL);
+  hmat_fill(A, bench_gen_a, NULL);
+  hmat_fill(B, bench_gen_b, NULL);
   hla_report rep;
   hla_opts o = HLA_OPTS_INIT;
   o.report = &rep;
@@ -473,18 +411,11 @@ int main(int argc, char **argv) {
   }
   hbsp_env env;
   hgrid g;
-  if (hbsp_init(MPI_COMM_WORLD, &env) != HLA_OK || hgrid_create(env, o.M, o.N, &g) != HLA_OK) {
-    if (rank == 0)
-      fprintf(stderr, "bench_mixed: cannot make a %d x %d grid on %d ranks\n", o.M, o.N, P);
+  int ranks_on_node;
+  if (bench_setup("bench_mixed", &o.M, &o.N, &env, &g, &ranks_on_node)) {
     MPI_Finalize();
     return 2;
   }
-  hgrid_shape(g, &o.M, &o.N, NULL, NULL);
-  MPI_Comm shm;
-  int ranks_on_node;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shm);
-  MPI_Comm_size(shm, &ranks_on_node);
-  MPI_Comm_free(&shm);
   if (o.reps > 32) o.reps = 32;
   if (rank == 0)
     printf("# bench_mixed: %d ranks, grid %d x %d, nb %d, %d runs per case, %d BLAS threads per "
@@ -499,7 +430,7 @@ int main(int argc, char **argv) {
     int64_t n = o.n[k];
     double t_hla = 0, t_ds = 0;
     for (int m = 0; m < 4; m++) {
-      if (!wanted(&o, impls[m])) continue;
+      if (!bench_wanted(o.only, impls[m])) continue;
       bcase *c = &cases[nc];
       memset(c, 0, sizeof *c);
       snprintf(c->impl, sizeof c->impl, "%s", impls[m]);
@@ -531,7 +462,7 @@ int main(int argc, char **argv) {
     int64_t n = o.n[k];
     double t_node = 0;
     for (int m = 0; m < 3; m++) {
-      if (!wanted(&o, gimpls[m])) continue;
+      if (!bench_wanted(o.only, gimpls[m])) continue;
       bcase *c = &gcases[ng];
       memset(c, 0, sizeof *c);
       snprintf(c->impl, sizeof c->impl, "%s", gimpls[m]);

@@ -34,20 +34,7 @@ for r in $(seq "$reps"); do
 done
 # Per implementation and n: the median of the rounds' second runs, the worst residual, and hla's
 # ratios to the others.
-awk -v grid="${p}x${q}" -v nb="$nb" '
-  function val(s, k,   i, a, m) { m = split(s, a, " ");
-    for (i = 1; i <= m; i++) if (index(a[i], k "=") == 1) return substr(a[i], length(k) + 2);
-    return "" }
-  function median(key,   m, i, j, t, v) { m = cnt[key]
-    for (i = 1; i <= m; i++) v[i] = x[key, i] + 0
-    for (i = 2; i <= m; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
-    return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2 }
-  / run=2 gflops=/ {
-    impl = $1; n = val($0, "n") + 0; r = val($0, "residual")
-    if (!(n in seen)) { seen[n] = 1; order[++nn] = n }
-    x[impl, n, ++cnt[impl, n]] = val($0, "gflops"); has[impl] = 1
-    if (worst[impl, n] == "" || r + 0 > worst[impl, n] + 0) worst[impl, n] = r
-  }
+awk -v grid="${p}x${q}" -v nb="$nb" -f bench/rounds.awk -f <(cat <<'AWK'
   END {
     split("lapack scalapack hpl hla-flat hla-hier", im, " ")
     for (k = 1; k <= nn; k++) {
@@ -67,4 +54,6 @@ awk -v grid="${p}x${q}" -v nb="$nb" '
         print line
       }
     }
-  }' "$out/runs.txt"
+  }
+AWK
+) "$out/runs.txt"

@@ -30,20 +30,7 @@ for r in $(seq "$reps"); do
   HPCC_MEM_MB=${HPCC_MEM_MB:-64} HPL_INLINE=1 bash bench/run_hpl.sh "$ns" "$nb" "$p" "$q" 2 |
     tee -a "$out/runs.txt" | grep -E ' run=2 |transparent' || true
 done
-awk -v grid="${p}x${q}" -v nb="$nb" '
-  function val(s, k,   i, a, m) { m = split(s, a, " ");
-    for (i = 1; i <= m; i++) if (index(a[i], k "=") == 1) return substr(a[i], length(k) + 2);
-    return "" }
-  function median(key,   m, i, j, t, v) { m = cnt[key]
-    for (i = 1; i <= m; i++) v[i] = x[key, i] + 0
-    for (i = 2; i <= m; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
-    return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2 }
-  / run=2 gflops=/ {
-    impl = $1; n = val($0, "n") + 0; r = val($0, "residual")
-    if (!(n in seen)) { seen[n] = 1; order[++nn] = n }
-    x[impl, n, ++cnt[impl, n]] = val($0, "gflops"); has[impl] = 1
-    if (worst[impl, n] == "" || r + 0 > worst[impl, n] + 0) worst[impl, n] = r
-  }
+awk -v grid="${p}x${q}" -v nb="$nb" -f bench/rounds.awk -f <(cat <<'AWK'
   END {
     split("lapack dsgesv hpl hla mixed", im, " ")
     for (k = 1; k <= nn; k++) {
@@ -60,4 +47,6 @@ awk -v grid="${p}x${q}" -v nb="$nb" '
         if (has[im[i]] && g[im[i], n] + 0 > 0) line = line sprintf(" %s %.3f", im[i], g["mixed", n] / g[im[i], n])
       print line
     }
-  }' "$out/runs.txt"
+  }
+AWK
+) "$out/runs.txt"

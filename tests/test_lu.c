@@ -5,36 +5,11 @@
  */
 #include "test_lu_util.h"
 
-/* Variants cycled through by the exact tests: all must give the exact factors. */
-static void variant(int v, hla_opts *o) {
-  memset(o, 0, sizeof *o);
-  switch (v % 7) {
-  case 1:
-    o->lookahead = -1;
-    break;
-  case 2:
-    o->panel = HLA_PANEL_COLUMNS;
-    break;
-  case 3:
-    o->lu_alg = HLA_LU_HIER, o->groups_row = 2, o->groups_col = 2;
-    break;
-  case 4:
-    o->lu_alg = HLA_LU_FLAT, o->bcast.alg = HBSP_BINOMIAL;
-    break;
-  case 5:
-    o->swap = HLA_SWAP_SPREAD;
-    break;
-  case 6:
-    o->swap = HLA_SWAP_SPREAD, o->lookahead = -1;
-    break;
-  }
-}
-
 /* A fresh n x n matrix of f(i, j, ctx) on t's grid with nb x nb blocks, factored with variant v. */
 static hmat factor_variant(const tgrid *t, int64_t n, int nb, int v, ht_entry_fn f, void *ctx,
                            int64_t *ipiv) {
   hla_opts o;
-  variant(v, &o);
+  lu_variant(v, &o);
   hmat A = ht_mat(t->g, n, n, nb, nb, f, ctx);
   CU_ASSERT_EQUAL(hlu_factor(A, ipiv, &o), HLA_OK);
   return A;

@@ -180,4 +180,31 @@ static inline double solve_residual(int64_t n, int64_t nrhs, const double *A, co
   return worst;
 }
 
+/* ---------------------------------------------------------------- variants */
+
+/* The variants the exact LU tests cycle through (v % 7): every one must give the exact factors. */
+static inline void lu_variant(int v, hla_opts *o) {
+  memset(o, 0, sizeof *o);
+  switch (v % 7) {
+  case 1:
+    o->lookahead = -1;
+    break;
+  case 2:
+    o->panel = HLA_PANEL_COLUMNS;
+    break;
+  case 3:
+    o->lu_alg = HLA_LU_HIER, o->groups_row = 2, o->groups_col = 2;
+    break;
+  case 4:
+    o->lu_alg = HLA_LU_FLAT, o->bcast.alg = HBSP_BINOMIAL;
+    break;
+  case 5:
+    o->swap = HLA_SWAP_SPREAD;
+    break;
+  case 6:
+    o->swap = HLA_SWAP_SPREAD, o->lookahead = -1;
+    break;
+  }
+}
+
 #endif

@@ -578,25 +578,6 @@ static double factor_residual_float(int64_t m, int64_t n, const double *A, const
   return factor_residual_mn(m, n, A, F, ipiv) * (DBL_EPSILON / FLT_EPSILON);
 }
 
-/* Options cycled through by the exact tests: every variant must give the exact factors. */
-static void variant(int v, hla_opts *o) {
-  memset(o, 0, sizeof *o);
-  switch (v % 5) {
-  case 1:
-    o->lookahead = -1;
-    break;
-  case 2:
-    o->panel = HLA_PANEL_COLUMNS;
-    break;
-  case 3:
-    o->lu_alg = HLA_LU_HIER, o->groups_row = 2, o->groups_col = 2;
-    break;
-  case 4:
-    o->swap = HLA_SWAP_SPREAD;
-    break;
-  }
-}
-
 /* The exact generator's matrices in float: exactly its factors and pivots (which LAPACK's sgetrf
  * also gives), square for every block size and a tall one (its first columns). */
 static void exact_on(const tgrid *t, void *ctx) {
@@ -609,7 +590,7 @@ static void exact_on(const tgrid *t, void *ctx) {
     for (int b = 0; b < 5; b++) {
       int64_t ipiv[22], ref[22];
       hla_opts o;
-      variant(3 * t->shape + 5 * q + b, &o);
+      lu_variant(3 * t->shape + 5 * q + b, &o);
       hmat A = fmat(t->g, n, n, nbs[b], nbs[b], global_entry, &e);
       CU_ASSERT(flocal_is(A, global_entry, &e)); /* A is exact in float */
       double *A0 = ht_gather(A);
