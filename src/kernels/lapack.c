@@ -10,14 +10,19 @@
 #include "prec.h"
 #include "kernels/kernels.h"
 
+/* The simulation's model mode (sim.c): an m x n LU's flops (m n^2 - n^3/3 for m >= n, and the
+ * transpose's otherwise) charged, and no interchanges: the pivots of a node's panel travel nowhere.
+ */
+static int sim_lu(int64_t m, int64_t n, int64_t *ipiv) {
+  const double k = (double)(m < n ? m : n), l = (double)(m < n ? n : m);
+  for (int64_t r = 0; r < (m < n ? m : n); r++) ipiv[r] = r;
+  hkern_sim_charge(l * k * k - k * k * k / 3);
+  return HLA_OK;
+}
+
 int hkern_dgetrf(int64_t m, int64_t n, hreal *A, int64_t lda, int64_t *ipiv, int64_t *info) {
   *info = -1;
-  if (hkern_sim_model()) { /* no interchanges: the pivots of a node's panel travel nowhere */
-    const int64_t k = m < n ? m : n;
-    for (int64_t r = 0; r < k; r++) ipiv[r] = r;
-    hkern_sim_charge((double)m * (double)k * (double)k - (double)k * (double)k * (double)k / 3);
-    return HLA_OK;
-  }
+  if (hkern_sim_model()) return sim_lu(m, n, ipiv);
   if (m < 0 || n < 0 || m > INT_MAX || n > INT_MAX || lda > INT_MAX || lda < (m > 1 ? m : 1))
     return HLA_ERR_ARG;
   int64_t k = m < n ? m : n;
@@ -87,12 +92,7 @@ static int rec_lu(int64_t m, int64_t n, hreal *A, int64_t lda, int64_t *ipiv, in
 
 int hkern_panel_lu(int64_t m, int64_t n, hreal *A, int64_t lda, int64_t *ipiv, int64_t *info) {
   *info = -1;
-  if (hkern_sim_model()) { /* no interchanges: the pivots of a node's panel travel nowhere */
-    const int64_t k = m < n ? m : n;
-    for (int64_t r = 0; r < k; r++) ipiv[r] = r;
-    hkern_sim_charge((double)m * (double)k * (double)k - (double)k * (double)k * (double)k / 3);
-    return HLA_OK;
-  }
+  if (hkern_sim_model()) return sim_lu(m, n, ipiv);
   if (m < 0 || n < 0 || lda < (m > 1 ? m : 1)) return HLA_ERR_ARG;
   return rec_lu(m, n, A, lda, ipiv, info, 0);
 }
