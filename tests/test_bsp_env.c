@@ -216,6 +216,8 @@ static void test_consistency_errors(void) {
   hbsp_set_tagsize(w, &ts);
   rc = hbsp_sync(w);
   CU_ASSERT(ht_all(MPI_COMM_WORLD, rc == HLA_ERR_STATE));
+  /* the first rank that differs from rank 0, named on every rank */
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, strstr(hbsp_errmsg(w), "rank 0 set 4, rank 1 set 8") != NULL));
   ts = 0;
   hbsp_set_tagsize(w, &ts);
   CU_ASSERT(ht_all(MPI_COMM_WORLD, hbsp_sync(w) == HLA_OK));
@@ -228,6 +230,8 @@ static void test_consistency_errors(void) {
   /* A barrier against a sync. */
   rc = s == P - 1 ? hbsp_barrier(w) : hbsp_sync(w);
   CU_ASSERT(ht_all(MPI_COMM_WORLD, rc == HLA_ERR_STATE));
+  snprintf(msg, sizeof msg, "rank 0 called hbsp_sync while rank %d called hbsp_barrier", P - 1);
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, strstr(hbsp_errmsg(w), msg) != NULL));
   CU_ASSERT(ht_all(MPI_COMM_WORLD, hbsp_free(&w) == HLA_OK));
 }
 

@@ -95,10 +95,10 @@ struct hbsp_env_s {
   size_t inbox_next, inbox_bytes;
 
   /* sync machinery, all kept between supersteps */
-  hbsp_peer *peer;    /* P entries */
-  int npeer_active;   /* peers with anything queued (to skip the scan when 0) */
+  hbsp_peer *peer;    /* P entries, or NULL until this rank first queues or receives (hbsp_peers) */
+  int queued;         /* this rank queued a request in this superstep */
   int deferred_error; /* a remote put/get this rank served went outside a registration */
-  hla_buf xcount;     /* count exchange send and receive arrays */
+  hla_buf xcount;     /* count exchange send and receive arrays (hbsp_xcount[2P]), with peer */
   hla_buf rbuf;       /* incoming streams; the inbox points into it */
   hla_buf rpieces;    /* hbsp_hpiece[]: where incoming hp payloads land (destination areas) */
   hla_buf junk;       /* landing place for hp payloads whose destination is invalid */

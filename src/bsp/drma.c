@@ -8,6 +8,7 @@
  * Payloads of at least HBSP_LARGE bytes (and every hpput) travel apart from the stream, in one
  * message per peer that the receiver lands straight in the destination areas through an MPI
  * datatype: a large put is copied once (at the call), an hpput not at all. */
+#include <stdlib.h>
 #include <string.h>
 #include "bsp/sync.h"
 
@@ -17,6 +18,7 @@
  * nothing half-queued). src != NULL: user memory sent at the sync (hpput); else copied now. */
 static int queue_hp(hbsp_env env, int dst, int slot, size_t offset, const void *user,
                     const void *copy, size_t bytes) {
+  HLA_CALL(hbsp_peers(env));
   hbsp_peer *p = &env->peer[dst];
   if (hla_buf_reserve(&p->hp, sizeof(hbsp_hpiece)) != HLA_OK ||
       (copy && hla_buf_reserve(&p->large, bytes) != HLA_OK))
@@ -30,7 +32,19 @@ static int queue_hp(hbsp_env env, int dst, int slot, size_t offset, const void *
   return HLA_OK;
 }
 
+int hbsp_peers(hbsp_env env) {
+  if (env->peer) return HLA_OK;
+  env->peer = calloc((size_t)env->P, sizeof *env->peer);
+  if (!env->peer || hla_buf_reserve(&env->xcount, 2 * (size_t)env->P * sizeof(hbsp_xcount))) {
+    free(env->peer);
+    env->peer = NULL;
+    return HBSP_FAIL(env, HLA_ERR_NOMEM, "out of memory for the queues to %d ranks", env->P);
+  }
+  return HLA_OK;
+}
+
 int hbsp_stream_add(hbsp_env env, int dst, hbsp_rec rec, size_t extra, char **data) {
+  HLA_CALL(hbsp_peers(env));
   hla_buf *b = &env->peer[dst].stream;
   size_t need = sizeof rec + hbsp_pad8(extra);
   if (hla_buf_reserve(b, need) != HLA_OK)
@@ -39,6 +53,7 @@ int hbsp_stream_add(hbsp_env env, int dst, hbsp_rec rec, size_t extra, char **da
   memcpy(b->p + b->n, &rec, sizeof rec);
   if (data) *data = b->p + b->n + sizeof rec;
   b->n += need;
+  env->queued = 1;
   return HLA_OK;
 }
 
@@ -94,6 +109,7 @@ int hbsp_get(hbsp_env env, int src, const void *src_base, size_t offset, void *d
   int slot = -1;
   HLA_CALL(check_drma(env, "hbsp_get", src, dst, src_base, offset, bytes, &slot));
   if (bytes == 0) return HLA_OK;
+  HLA_CALL(hbsp_peers(env));
   hbsp_peer *p = &env->peer[src];
   if (hla_buf_reserve(&p->gets, sizeof(hbsp_getdst)) != HLA_OK)
     return HBSP_FAIL(env, HLA_ERR_NOMEM, "hbsp_get: out of memory");

@@ -82,15 +82,7 @@ int hbsp_env_wrap(MPI_Comm comm, hbsp_env parent, const char *name, hbsp_env *ou
   if (!e) return HLA_ERR_NOMEM;
   MPI_Comm_size(comm, &e->P);
   MPI_Comm_rank(comm, &e->rank);
-  e->comm = comm;
-  e->peer = calloc((size_t)e->P, sizeof *e->peer);
-  /* The count exchange's arrays, reserved now so that a sync cannot fail before it. */
-  if (!e->peer || hla_buf_reserve(&e->xcount, 2 * (size_t)e->P * sizeof(hbsp_xrec)) != HLA_OK) {
-    free(e->peer);
-    hla_buf_free(&e->xcount);
-    free(e);
-    return HLA_ERR_NOMEM;
-  }
+  e->comm = comm; /* the per-peer state comes with its first use (hbsp_peers) */
   if (parent) {
     e->settings = parent->settings;
     e->family = parent->family;
@@ -118,7 +110,7 @@ int hbsp_env_wrap(MPI_Comm comm, hbsp_env parent, const char *name, hbsp_env *ou
 
 void hbsp_env_destroy(hbsp_env e) {
   if (!e) return;
-  for (int p = 0; p < e->P; p++) {
+  for (int p = 0; e->peer && p < e->P; p++) {
     hla_buf_free(&e->peer[p].stream);
     hla_buf_free(&e->peer[p].hp);
     hla_buf_free(&e->peer[p].gets);

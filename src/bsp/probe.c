@@ -15,7 +15,7 @@
 #include "sync.h"
 
 /* Bytes per peer that hbsp_sync exchanges in its count exchange, for the floor. */
-#define PROBE_SYNC_COUNT_BYTES sizeof(hbsp_xrec)
+#define PROBE_SYNC_COUNT_BYTES sizeof(hbsp_xcount)
 
 /* ---------------------------------------------------------------- least squares */
 

@@ -1,10 +1,12 @@
 /* hla BSP layer — the superstep: count exchange, data exchange, delivery.
  *
  * hbsp_sync does, on the environment's own communicator only:
- *   1. ONE MPI_Alltoall of a small record per peer (hbsp_xrec): the bytes of the stream, of the
- *      large payloads and of the get replies for that peer, plus this rank's state, registration
- *      calls (count and hash), tag size and deferred error. Every rank receives every rank's
- *      checks, so every rank reaches the same verdict, with the same message, on a mismatch.
+ *   1. The count exchange: ONE small MPI_Allreduce of the checks (this rank's state, superstep,
+ *      registration calls (count and hash), tag size, deferred error) and of whether anything is
+ *      queued; then, only if some rank queued anything, ONE MPI_Alltoall of a small record per
+ *      peer (hbsp_xcount): the bytes of the stream, of the large payloads and of the get replies
+ *      for that peer. Every rank sees the same reduced checks, so every rank reaches the same
+ *      verdict, and on a mismatch the two records that differ travel to all, for the same message.
  *   2. Non-blocking receives of the incoming streams and of the replies to this rank's gets;
  *      non-blocking sends of the outgoing streams and of the large payloads (hpput payloads
  *      straight from the user's memory, through an MPI datatype when there are several).
@@ -31,11 +33,12 @@ static const char *state_name(int64_t s) {
 
 /* Reset the queues for the next superstep. */
 static void clear_requests(hbsp_env env) {
-  for (int p = 0; p < env->P; p++) {
+  for (int p = 0; env->queued && p < env->P; p++) {
     hbsp_peer *q = &env->peer[p];
     q->stream.n = q->hp.n = q->gets.n = q->large.n = 0;
     q->hp_bytes = q->get_bytes = 0;
   }
+  env->queued = 0;
   env->regops.n = 0;
   env->nregops = 0;
   env->reghash = 0;
@@ -47,36 +50,23 @@ static void drop_superstep(hbsp_env env) {
   env->tagsize_next = env->tagsize;
 }
 
-/* Step 1: the count exchange. On return xin[s] is what rank s sent to this rank. */
-static int count_exchange(hbsp_env env, int state, const hbsp_xrec **xin_out) {
-  int P = env->P;
-  /* reserved when env was made (hbsp_env_wrap): nothing here can fail before the exchange */
-  hbsp_xrec *xout = (hbsp_xrec *)env->xcount.p, *xin = xout + P;
-  hbsp_xrec mine = {0,
-                    0,
-                    0,
-                    state,
-                    env->step,
-                    env->nregops,
-                    env->reghash,
-                    env->tagsize_next,
-                    env->deferred_error};
-  for (int p = 0; p < P; p++) {
-    xout[p] = mine;
-    if (state == HBSP_STATE_SYNC) {
-      xout[p].stream = env->peer[p].stream.n;
-      xout[p].hp = env->peer[p].hp_bytes;
-      xout[p].get = env->peer[p].get_bytes;
-    }
-  }
-  HBSP_MPI(env, MPI_Alltoall(xout, (int)sizeof(hbsp_xrec), MPI_BYTE, xin, (int)sizeof(hbsp_xrec),
-                             MPI_BYTE, env->comm));
-  *xin_out = xin;
-
-  /* Every rank checks the same P records, so the verdict and the message are the same everywhere.
-   */
-  for (int s = 1; s < P; s++) {
-    const hbsp_xrec *a = &xin[0], *b = &xin[s];
+/* The checks failed somewhere (or a put was dropped somewhere): the verdict, the same on every
+ * rank. The first rank s whose checks differ from rank 0's, or else the first with a deferred
+ * error, sends its record to all, and every rank writes the same message from the two records.
+ * Two broadcasts and an allreduce; nothing of size P. */
+static int check_verdict(hbsp_env env, const hbsp_xcheck *mine) {
+  hbsp_xcheck r0 = *mine, rs;
+  HBSP_MPI(env, MPI_Bcast(&r0, (int)sizeof r0, MPI_BYTE, 0, env->comm));
+  int differs = r0.state != mine->state || r0.step != mine->step || r0.nregops != mine->nregops ||
+                r0.reghash != mine->reghash || r0.tagsize != mine->tagsize;
+  int first[2] = {differs ? env->rank : env->P, mine->deferred ? env->rank : env->P}, at[2];
+  HBSP_MPI(env, MPI_Allreduce(first, at, 2, MPI_INT, MPI_MIN, env->comm));
+  const int s = at[0] < env->P ? at[0] : at[1];
+  if (s >= env->P) return HLA_OK; /* cannot be: the reduction saw a difference */
+  rs = *mine;
+  HBSP_MPI(env, MPI_Bcast(&rs, (int)sizeof rs, MPI_BYTE, s, env->comm));
+  const hbsp_xcheck *a = &r0, *b = &rs;
+  if (at[0] < env->P) {
     if (a->state != b->state)
       return HBSP_FAIL_ALL(env, HLA_ERR_STATE, "rank 0 called %s while rank %d called %s",
                            state_name(a->state), s, state_name(b->state));
@@ -86,25 +76,58 @@ static int count_exchange(hbsp_env env, int state, const hbsp_xrec **xin_out) {
     if (a->nregops != b->nregops || a->reghash != b->reghash)
       return HBSP_FAIL_ALL(env, HLA_ERR_STATE,
                            "registrations differ: in this superstep rank 0 made %lld push/pop "
-                           "calls, rank %d made %lld "
-                           "(or in another order)",
+                           "calls, rank %d made %lld (or in another order)",
                            (long long)a->nregops, s, (long long)b->nregops);
-    if (a->tagsize != b->tagsize)
-      return HBSP_FAIL_ALL(env, HLA_ERR_STATE,
-                           "tag sizes differ: rank 0 set %llu, rank %d set %llu",
-                           (unsigned long long)a->tagsize, s, (unsigned long long)b->tagsize);
+    return HBSP_FAIL_ALL(env, HLA_ERR_STATE, "tag sizes differ: rank 0 set %llu, rank %d set %llu",
+                         (unsigned long long)a->tagsize, s, (unsigned long long)b->tagsize);
   }
-  for (int s = 0; s < P; s++)
-    if (xin[s].deferred) {
-      int code = (int)xin[s].deferred;
-      /* Reported now; clear it everywhere (each rank clears its own). */
-      env->deferred_error = 0;
-      return HBSP_FAIL_ALL(env, code,
-                           "in superstep %lld, a put or get served by rank %d went outside its "
-                           "registered area (or the receive buffer could not be allocated) and was "
-                           "dropped",
-                           (long long)xin[s].step - 1, s);
-    }
+  env->deferred_error = 0; /* reported now; cleared everywhere (each rank clears its own) */
+  return HBSP_FAIL_ALL(env, (int)b->deferred,
+                       "in superstep %lld, a put or get served by rank %d went outside its "
+                       "registered area (or the receive buffer could not be allocated) and was "
+                       "dropped",
+                       (long long)b->step - 1, s);
+}
+
+/* Step 1: the count exchange. First the checks, reduced: every rank learns whether all ranks are
+ * in the same state, superstep, registrations and tag size (bitwise OR of each value and of its
+ * complement: equal everywhere iff OR(v) = AND(v)), whether any rank has a deferred error, and
+ * whether any rank queued anything. Only then, and only if so, the counts per peer, one
+ * MPI_Alltoall. A superstep without traffic (every barrier and free, many syncs) thus costs one
+ * small allreduce, where an all-to-all of P records would cost O(P) per rank. On return *xin_out
+ * is the counts rank s sent to this rank (xin[s]), or NULL when nobody queued anything. */
+static int count_exchange(hbsp_env env, int state, const hbsp_xcount **xin_out) {
+  enum { NV = 5, QUEUED = 1, DEFERRED = 2, NO_PEERS = 4 };
+  *xin_out = NULL;
+  const hbsp_xcheck mine = {state,        env->step,         env->nregops,
+                            env->reghash, env->tagsize_next, env->deferred_error};
+  const int queued = state == HBSP_STATE_SYNC && env->queued;
+  uint64_t v[2 * NV + 1] = {(uint64_t)mine.state, (uint64_t)mine.step, (uint64_t)mine.nregops,
+                            mine.reghash, mine.tagsize},
+                      w[2 * NV + 1];
+  for (int i = 0; i < NV; i++) v[NV + i] = ~v[i];
+  v[2 * NV] = (queued ? QUEUED : 0) | (mine.deferred ? DEFERRED : 0) | (env->peer ? 0 : NO_PEERS);
+  HBSP_MPI(env, MPI_Allreduce(v, w, 2 * NV + 1, MPI_UINT64_T, MPI_BOR, env->comm));
+  int same = 1;
+  for (int i = 0; i < NV; i++) same &= w[i] == ~w[NV + i];
+  if (!same || (w[2 * NV] & DEFERRED)) return check_verdict(env, &mine);
+  if (!(w[2 * NV] & QUEUED)) return HLA_OK;
+
+  if (w[2 * NV] & NO_PEERS) { /* this superstep's receivers need their queues too */
+    int bad = hbsp_peers(env) != HLA_OK, anybad;
+    HBSP_MPI(env, MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, env->comm));
+    if (anybad)
+      return HBSP_FAIL_ALL(env, HLA_ERR_NOMEM,
+                           "sync: a rank is out of memory for the queues to %d ranks; this "
+                           "superstep's communication was dropped",
+                           env->P);
+  }
+  hbsp_xcount *xout = (hbsp_xcount *)env->xcount.p, *xin = xout + env->P;
+  for (int p = 0; p < env->P; p++)
+    xout[p] = (hbsp_xcount){env->peer[p].stream.n, env->peer[p].hp_bytes, env->peer[p].get_bytes};
+  HBSP_MPI(env, MPI_Alltoall(xout, (int)sizeof *xout, MPI_BYTE, xin, (int)sizeof *xin, MPI_BYTE,
+                             env->comm));
+  *xin_out = xin;
   return HLA_OK;
 }
 
@@ -308,7 +331,7 @@ static int dropped(hbsp_env env, int rc);
 /* A rank that cannot allocate its receive buffers still completes the protocol, so that nobody
  * waits: it receives into a scratch chunk and discards, answers gets with zeros, and returns
  * HLA_ERR_NOMEM; every rank learns of it at the next sync. */
-static int drain(hbsp_env env, const hbsp_xrec *xin) {
+static int drain(hbsp_env env, const hbsp_xcount *xin) {
   int P = env->P, me = env->rank;
   size_t most = 1, get = 1; /* the largest chunks received and answered */
   for (int s = 0; s < P; s++) {
@@ -381,7 +404,7 @@ static int dropped(hbsp_env env, int rc) {
 
 /* Landing could not have its memory (after the streams came in, before any large payload was
  * received): take the large payloads into a scratch chunk and drop them. */
-static int land_failed(hbsp_env env, const hbsp_xrec *xin) {
+static int land_failed(hbsp_env env, const hbsp_xcount *xin) {
   size_t most = 0;
   for (int s = 0; s < env->P; s++) most = xin[s].hp > most ? xin[s].hp : most;
   char *scratch = malloc(most < HBSP_CHUNK ? most + 1 : HBSP_CHUNK);
@@ -402,11 +425,20 @@ static int land_failed(hbsp_env env, const hbsp_xrec *xin) {
 
 static int do_sync(hbsp_env env) {
   int P = env->P, me = env->rank;
-  const hbsp_xrec *xin;
+  const hbsp_xcount *xin;
   int rc = count_exchange(env, HBSP_STATE_SYNC, &xin);
   if (rc != HLA_OK) {
     drop_superstep(env);
     return rc;
+  }
+  env->inbox.n = 0;
+  env->inbox_next = env->inbox_bytes = 0;
+  if (xin == NULL) { /* nobody queued anything */
+    hbsp_reg_apply(env);
+    env->tagsize = env->tagsize_next;
+    clear_requests(env);
+    env->step++;
+    return HLA_OK;
   }
 
   /* Offsets, per peer: soff into rbuf (its stream), roff into greply (its replies to this rank's
@@ -421,8 +453,6 @@ static int do_sync(hbsp_env env) {
     qoff[s] = nq, nq += xin[s].get;
   }
   env->rbuf.n = env->greply.n = env->reply.n = 0;
-  env->inbox.n = 0;
-  env->inbox_next = env->inbox_bytes = 0;
   /* Every request of the superstep (a chunk of a message each), and blocks for this rank's large
    * payloads: nothing the posts append can fail once the first is out. */
   size_t nreq = 0, npc = 0;
@@ -516,7 +546,7 @@ int hbsp_sync(hbsp_env env) {
 }
 
 int hbsp_exchange(hbsp_env env, int state) {
-  const hbsp_xrec *xin;
+  const hbsp_xcount *xin;
   int rc = count_exchange(env, state, &xin);
   if (rc != HLA_OK && rc != HLA_ERR_ARG) { /* a mismatch leaves no consistent superstep */
     drop_superstep(env);
