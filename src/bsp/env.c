@@ -245,11 +245,13 @@ double hbsp_time(void) {
 }
 
 /* Wrap a communicator just made by a collective MPI call (MPI_COMM_NULL: no child) and agree on
- * the outcome over parent, so that no rank keeps a child its peers failed to make. */
-static int wrap_agreed(hbsp_env parent, MPI_Comm c, const char *name, hbsp_env *child) {
-  int rc = HLA_OK;
+ * the outcome over parent, with rc, this rank's verdict on the call's arguments, so that one
+ * agreement serves both and no rank keeps a child its peers failed to make. */
+static int wrap_agreed(hbsp_env parent, int rc, MPI_Comm c, const char *name, hbsp_env *child) {
   hbsp_env e = NULL;
-  if (c != MPI_COMM_NULL) {
+  if (c != MPI_COMM_NULL && rc != HLA_OK)
+    MPI_Comm_free(&c);
+  else if (c != MPI_COMM_NULL) {
     rc = hbsp_env_wrap(c, parent, name, &e);
     if (rc != HLA_OK) {
       MPI_Comm_free(&c);
@@ -269,11 +271,14 @@ static int wrap_agreed(hbsp_env parent, MPI_Comm c, const char *name, hbsp_env *
   return HLA_OK;
 }
 
-/* Split with an MPI colour; name is the child's suffix. */
-static int split_named(hbsp_env parent, int color, int key, hbsp_env *child, const char *name) {
+/* Split with an MPI colour (rc: this rank's verdict on the arguments; a rank with bad ones takes
+ * part with MPI_UNDEFINED); name is the child's suffix. One MPI_Comm_split and one agreement. */
+static int split_named(hbsp_env parent, int rc, int color, int key, hbsp_env *child,
+                       const char *name) {
   MPI_Comm c;
-  HBSP_MPI(parent, MPI_Comm_split(parent->comm, color, key, &c));
-  return wrap_agreed(parent, c, name, child);
+  if (child) *child = NULL;
+  HBSP_MPI(parent, MPI_Comm_split(parent->comm, rc == HLA_OK ? color : MPI_UNDEFINED, key, &c));
+  return wrap_agreed(parent, rc, c, name, child);
 }
 
 int hbsp_split_named(hbsp_env parent, int color, int key, const char *name, hbsp_env *child) {
@@ -283,9 +288,7 @@ int hbsp_split_named(hbsp_env parent, int color, int key, const char *name, hbsp
     rc = HBSP_FAIL(parent, HLA_ERR_ARG, "hbsp_split: child is NULL");
   else if (color < 0 && color != HBSP_UNDEFINED)
     rc = HBSP_FAIL(parent, HLA_ERR_ARG, "hbsp_split: colour %d is negative", color);
-  HLA_CALL(hbsp_agree(parent, rc));
-  *child = NULL;
-  return split_named(parent, color == HBSP_UNDEFINED ? MPI_UNDEFINED : color, key, child, name);
+  return split_named(parent, rc, color == HBSP_UNDEFINED ? MPI_UNDEFINED : color, key, child, name);
 }
 
 int hbsp_split(hbsp_env parent, int color, int key, hbsp_env *child) {
@@ -294,25 +297,24 @@ int hbsp_split(hbsp_env parent, int color, int key, hbsp_env *child) {
 
 int hbsp_reorder(hbsp_env env, int key, hbsp_env *out) {
   if (!env) return HLA_ERR_ARG;
-  HLA_CALL(
-      hbsp_agree(env, out ? HLA_OK : HBSP_FAIL(env, HLA_ERR_ARG, "hbsp_reorder: out is NULL")));
-  *out = NULL;
-  return split_named(env, 0, key, out, "reorder");
+  int rc = out ? HLA_OK : HBSP_FAIL(env, HLA_ERR_ARG, "hbsp_reorder: out is NULL");
+  return split_named(env, rc, 0, key, out, "reorder");
 }
 
 int hbsp_node(hbsp_env env, hbsp_env *node) {
   if (!env) return HLA_ERR_ARG;
-  HLA_CALL(hbsp_agree(env, node ? HLA_OK : HBSP_FAIL(env, HLA_ERR_ARG, "hbsp_node: node is NULL")));
+  int rc = node ? HLA_OK : HBSP_FAIL(env, HLA_ERR_ARG, "hbsp_node: node is NULL");
   long k = env->settings.virtual_nodes; /* checked by hbsp_init */
-  *node = NULL;
   if (k > 0) {
     /* k consecutive blocks whose sizes differ by at most one: block i starts at floor(i P / k). */
     if (k > env->P) k = env->P;
     int color = 0;
     while (color + 1 < k && (int64_t)(color + 1) * env->P / k <= env->rank) color++;
-    return split_named(env, color, env->rank, node, "node");
+    return split_named(env, rc, color, env->rank, node, "node");
   }
   MPI_Comm c;
-  HBSP_MPI(env, MPI_Comm_split_type(env->comm, MPI_COMM_TYPE_SHARED, env->rank, MPI_INFO_NULL, &c));
-  return wrap_agreed(env, c, "node", node);
+  if (node) *node = NULL;
+  HBSP_MPI(env, MPI_Comm_split_type(env->comm, rc == HLA_OK ? MPI_COMM_TYPE_SHARED : MPI_UNDEFINED,
+                                    env->rank, MPI_INFO_NULL, &c));
+  return wrap_agreed(env, rc, c, "node", node);
 }

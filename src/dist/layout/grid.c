@@ -14,7 +14,10 @@ int hdist_check_same(hbsp_env env, const int64_t *v, int k, int *same) {
   if (k > 16) return HBSP_FAIL(env, HLA_ERR_INTERNAL, "hdist_check_same: k = %d > 16", k);
   /* max(v) and max(-v) = -min(v) in one reduction */
   for (int i = 0; i < k; i++) buf[i] = v[i], buf[k + i] = -v[i];
-  HLA_CALL(hbsp_allreduce(env, buf, out, (size_t)(2 * k), HBSP_INT64, HBSP_MAX, NULL));
+  /* MPI's own: the arguments are known to match, and nothing is allocated (hbsp_allreduce would
+   * spend a second allreduce agreeing on that) */
+  if (MPI_Allreduce(buf, out, 2 * k, MPI_INT64_T, MPI_MAX, hbsp_comm(env)) != MPI_SUCCESS)
+    return HBSP_FAIL(env, HLA_ERR_MPI, "hdist_check_same: MPI_Allreduce failed");
   *same = 1;
   for (int i = 0; i < k; i++)
     if (out[i] != -out[k + i]) *same = 0;
@@ -95,11 +98,11 @@ static int grid_destroy(hgrid g) {
  * agreed over the grid, noted on the grid for the reports' why, and said on stderr by rank 0,
  * once per hbsp_init family and situation (hbsp_once). Not once per grid: programs make many
  * grids over the same ranks, and the advice does not change. Not once per process either, which
- * would take global state; a program that calls hbsp_init again is told again. could: threads
- * the policy would give unbound; ranks: the grid's ranks on my node. Collective over g->all. */
-static int idle_cores_note(hgrid g, int cut, int could, int ranks) {
-  int v[4] = {cut, cut ? -g->threads : -INT_MAX, cut ? could : 0, cut ? ranks : 0}, w[4];
-  HLA_CALL(hbsp_allreduce(g->all, v, w, 4, HBSP_INT, HBSP_MAX, NULL));
+ * would take global state; a program that calls hbsp_init again is told again. w: the maxima over
+ * the grid of cut, of -threads where cut, of the threads the policy would give unbound and of the
+ * ranks on the node there (grid_build's reduction). Local. */
+static int idle_cores_note(hgrid g, const int64_t *w64) {
+  const int w[4] = {(int)w64[0], (int)w64[1], (int)w64[2], (int)w64[3]};
   g->cores_note[0] = 0;
   if (!w[0]) return HLA_OK;
   int threads = -w[1];
@@ -128,22 +131,13 @@ static int grid_build(hgrid g, hbsp_env env) {
   g->node_size = hbsp_size(g->node);
   g->node_rank = hbsp_rank(g->node);
   HLA_CALL(hbsp_split_named(g->all, g->node_rank, rank, "cross", &g->cross));
-  int leader = g->node_rank == 0, nnodes = 0;
-  HLA_CALL(hbsp_allreduce(g->all, &leader, &nnodes, 1, HBSP_INT, HBSP_SUM, NULL));
-  g->nnodes = nnodes;
   /* my row (column) on one node: the lowest grid rank of each node names it, the row (column)
-   * compares the names */
+   * compares the names. MPI's own allreduces: nothing to allocate, arguments known to match. */
   int id[2] = {rank, 0}, lim[4] = {0, 1, 0, 1};
-  /* Errors of these subset collectives are agreed inside each subset only: every rank runs all
-   * three, and the first failure is agreed over ALL, so that all stop here together. */
-  hbsp_env sub[3] = {g->node, g->row, g->col};
-  int e3[3];
-  e3[0] = hbsp_allreduce(g->node, &rank, &id[0], 1, HBSP_INT, HBSP_MIN, NULL);
+  int e = MPI_Allreduce(&rank, &id[0], 1, MPI_INT, MPI_MIN, hbsp_comm(g->node));
   id[1] = -id[0];
-  e3[1] = hbsp_allreduce(g->row, id, lim, 2, HBSP_INT, HBSP_MAX, NULL);
-  e3[2] = hbsp_allreduce(g->col, id, lim + 2, 2, HBSP_INT, HBSP_MAX, NULL);
-  int bad = e3[0] != HLA_OK ? 0 : e3[1] != HLA_OK ? 1 : 2;
-  HLA_CALL(hbsp_agree_sub(g->all, sub[bad], e3[bad]));
+  e |= MPI_Allreduce(id, lim, 2, MPI_INT, MPI_MAX, hbsp_comm(g->row));
+  e |= MPI_Allreduce(id, lim + 2, 2, MPI_INT, MPI_MAX, hbsp_comm(g->col));
   g->rowb.on_node = lim[0] == -lim[1];
   g->colb.on_node = lim[2] == -lim[3];
 
@@ -152,27 +146,44 @@ static int grid_build(hgrid g, hbsp_env env) {
    * launcher's binding left idle (mine and my launcher's masks, OR-ed over the node). */
   uint64_t mask[2 * HKERN_CPU_WORDS], node_mask[2 * HKERN_CPU_WORDS];
   hkern_affinity_masks(mask, mask + HKERN_CPU_WORDS);
-  MPI_Comm shm = MPI_COMM_NULL;
-  int e = MPI_Comm_split_type(hbsp_comm(g->all), MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shm);
+  MPI_Comm shm = MPI_COMM_NULL; /* every rank takes part in each call: none waits for another */
+  e |= MPI_Comm_split_type(hbsp_comm(g->all), MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shm);
   int code = HLA_OK, shm_size = 1;
-  if (e == MPI_SUCCESS) {
+  if (shm != MPI_COMM_NULL) {
     MPI_Comm_size(shm, &shm_size);
-    e = MPI_Allreduce(mask, node_mask, 2 * HKERN_CPU_WORDS, MPI_UINT64_T, MPI_BOR, shm);
+    e |= MPI_Allreduce(mask, node_mask, 2 * HKERN_CPU_WORDS, MPI_UINT64_T, MPI_BOR, shm);
     MPI_Comm_free(&shm);
   }
   if (e != MPI_SUCCESS)
-    code = HBSP_FAIL(g->all, HLA_ERR_MPI, "hgrid_create: node's ranks and cores (MPI error %d)", e);
-  HLA_CALL(hbsp_agree(g->all, code));
-  int requested = hbsp_settings(g->all)->num_threads;
-  HLA_CALL(hkern_threads_apply(requested, shm_size, &g->threads));
-  hkern_sim_set(hbsp_settings(g->all)->sim_model); /* rank 0's value: the same everywhere */
-  int launcher = 0, idle = 0;
-  for (int i = 0; i < HKERN_CPU_WORDS; i++) {
-    launcher += __builtin_popcountll(mask[HKERN_CPU_WORDS + i]);
-    idle += __builtin_popcountll(node_mask[HKERN_CPU_WORDS + i] & ~node_mask[i]);
+    code = HBSP_FAIL(g->all, HLA_ERR_MPI, "hgrid_create: the node's ranks and cores (MPI error)");
+  int requested = hbsp_settings(g->all)->num_threads, could = 0, idle = 0;
+  if (code == HLA_OK) code = hkern_threads_apply(requested, shm_size, &g->threads);
+  if (code == HLA_OK) {
+    int launcher = 0;
+    for (int i = 0; i < HKERN_CPU_WORDS; i++) {
+      launcher += __builtin_popcountll(mask[HKERN_CPU_WORDS + i]);
+      idle += __builtin_popcountll(node_mask[HKERN_CPU_WORDS + i] & ~node_mask[i]);
+    }
+    could = hkern_threads_unbound(requested, shm_size, hkern_node_cores(), launcher, g->threads);
   }
-  int could = hkern_threads_unbound(requested, shm_size, hkern_node_cores(), launcher, g->threads);
-  return idle_cores_note(g, could > 0 && idle > 0, could, shm_size);
+  /* One reduction over the grid for all of it: the lowest failing rank (its verdict is then
+   * everyone's), the idle cores' note and the number of nodes (the cross environment of the
+   * nodes' first ranks holds one rank per node). At 4,096 simulated ranks every reduction over
+   * all of them costs seconds of the simulator's time. */
+  const int cut = could > 0 && idle > 0, P = hbsp_size(g->all);
+  int64_t v[6] = {code != HLA_OK ? P - rank : 0,
+                  cut,
+                  cut ? -g->threads : -INT_MAX,
+                  cut ? could : 0,
+                  cut ? shm_size : 0,
+                  g->node_rank == 0 ? hbsp_size(g->cross) : 0},
+          w[6];
+  if (MPI_Allreduce(v, w, 6, MPI_INT64_T, MPI_MAX, hbsp_comm(g->all)) != MPI_SUCCESS)
+    return HBSP_FAIL(g->all, HLA_ERR_MPI, "hgrid_create: MPI_Allreduce failed");
+  if (w[0] > 0) return hbsp_agree(g->all, code);
+  g->nnodes = (int)w[5];
+  hkern_sim_set(hbsp_settings(g->all)->sim_model); /* rank 0's value: the same everywhere */
+  return idle_cores_note(g, w + 1);
 }
 
 static int env_board(hbsp_env env, hdist_board *kb, size_t bytes, hbsp_board *board) {
