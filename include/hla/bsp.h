@@ -147,8 +147,9 @@ HLA_API int hbsp_hpmove(hbsp_env env, const void **tag, const void **payload, si
 
 /** End the superstep of env: puts land, gets are served (before the puts), messages are
  *  delivered, (de)registrations take effect. Completes env's requests only: not its parent's, its
- *  children's or a twin's. One exchange of counts (which also checks that every rank agrees on
- *  registrations, tag size and sync-versus-free), then the data. Collective over env.
+ *  children's or a twin's. One exchange of counts (a small allreduce that checks that every rank
+ *  agrees on registrations, tag size and sync-versus-free, then, only if some rank queued
+ *  anything, an all-to-all of the counts), then the data. Collective over env.
  *  The one error not agreed at once: a rank that cannot allocate its receive buffers still
  *  completes the superstep with the others (its incoming data dropped) and returns
  *  HLA_ERR_NOMEM at once; the others learn of it from their next hbsp_sync, hbsp_barrier or
