@@ -11,7 +11,7 @@
 # gnuplot is installed, a .png of the time and the communication time against G (bench/sim/plot.sh).
 # What it costs on a 2-core machine (SimGrid 3.32): P = 1,024 at n = 16384, five values of G, about
 # 4 minutes and 0.9 GiB. At P = 4,096 SimGrid's network model (its max-min solver over the torus's
-# shared links: 90 % of the time) makes one multiply at n = 16384 take more than 50 minutes.
+# shared links: 90 % of the time) kept one SUMMA at n = 16384 from finishing in 50 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 P=$1 n=$2 b=$3 groups=$4 bcast=${5:-native}
