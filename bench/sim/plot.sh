@@ -8,10 +8,15 @@ for f in "$@"; do
   grep '"bench":"sim_matmul"' "$f" |
     sed 's/.*"P":\([0-9]*\),"n":\([0-9]*\),"b":\([0-9]*\),.*"G":\([0-9]*\),.*"seconds":\([0-9.e+-]*\),"compute":\([0-9.e+-]*\),"comm":\([0-9.e+-]*\)}/\4 \5 \7 \1 \2 \3/' > "$data"
   read -r _ _ _ P n b < "$data"
+  case $f in
+    *_fattree*) where="fat tree of 64-core nodes" ;;
+    *_slowtop*) where="fat tree of 64-core nodes, 4:1 uplinks" ;;
+    *) where="BG/P-like torus" ;;
+  esac
   gnuplot <<GP
 set terminal pngcairo size 860,520
 set output "${f%.txt}.png"
-set title "SUMMA (G = 1) vs HSUMMA: P = $P, n = $n, b = M = $b, BG/P-like torus (simulated)"
+set title "SUMMA (G = 1) vs HSUMMA: P = $P, n = $n, b = M = $b, $where (simulated)"
 set xlabel "groups G"
 set ylabel "seconds (simulated)"
 set y2label "seconds (simulated)"
