@@ -146,6 +146,14 @@ void hdist_unstore(void *p);
  */
 void *hdist_take(hgrid g, int64_t count);
 
+/* hdist_take for a workspace that holds control data (pivots, indices, headers) beside the
+ * entries: in the simulation's model mode only the word ranges [shared[2i], shared[2i + 1]),
+ * i < nshared <= HDIST_PARTS, in increasing order, go to SMPI's shared memory (where every rank
+ * writes the same pages) and the rest is the rank's own, fresh on every call; elsewhere it is
+ * hdist_take(g, count). Given back with hdist_give. Local. */
+#define HDIST_PARTS 8
+void *hdist_take_part(hgrid g, int64_t count, const int64_t *shared, int nshared);
+
 /* The board of g's process row with 2 slots of at least `bytes` bytes on every rank, or NULL where
  * the row does not lie on one node or MPI cannot map shared memory. Made on first use and kept
  * (a larger one replaces it) until hgrid_free, so that the pages are mapped and faulted once.

@@ -100,6 +100,30 @@ void *hdist_take(hgrid g, int64_t count) {
   return p;
 }
 
+void *hdist_take_part(hgrid g, int64_t count, const int64_t *shared, int nshared) {
+#ifdef HLA_SMPI
+  if (hkern_sim_model()) {
+    if (count < 1) count = 1;
+    /* SMPI wants byte ranges in increasing order, each ending before the next begins; it keeps
+     * the pages that a range covers only in part private. */
+    size_t off[2 * HDIST_PARTS];
+    int k = 0;
+    for (int i = 0; i < nshared && i < HDIST_PARTS; i++) {
+      const int64_t a = shared[2 * i], b = shared[2 * i + 1] < count ? shared[2 * i + 1] : count;
+      if (a >= b) continue;
+      if (k > 0 && off[2 * k - 1] >= (size_t)a * 8)
+        off[2 * k - 1] = (size_t)b * 8; /* adjacent: one range */
+      else
+        off[2 * k] = (size_t)a * 8, off[2 * k + 1] = (size_t)b * 8, k++;
+    }
+    if (k == 0) return hdist_alloc(count);
+    return SMPI_PARTIAL_SHARED_MALLOC((size_t)count * 8, off, k);
+  }
+#endif
+  (void)shared, (void)nshared;
+  return hdist_take(g, count);
+}
+
 void hdist_give(hgrid g, void *p) {
   if (p == NULL) return;
   for (int i = 0; i < HDIST_BLOCKS; i++)

@@ -277,23 +277,36 @@ int hlu_workspace(hlu_ctx *c, int factor, hmat B) {
   HLA_CALL(erow);
   HLA_CALL(ecol);
   if (B != NULL && B->nloc > cols) cols = B->nloc;
-  /* The buffers carved from the grid's workspace (kept between calls), in entries, each rounded
+  /* The buffers carved from the grid's workspaces (kept between calls), in entries, each rounded
    * to 64 bytes so that every one starts 64-byte aligned; the index lists take HREAL_WORD
-   * entries per 8-byte word. */
+   * entries per 8-byte word. Two blocks: the entries (L panels, U block, L11) and the control
+   * data (the panel's pivot row, records and U12, the index lists), which the simulation's model
+   * mode keeps each rank's own (hdist_take_part) where it shares the entries' pages among all
+   * ranks; so are the L panels' headers (their pivots), or the ranks would read each other's. */
   const int64_t len[7] = {lw,
                           factor && c->board == NULL ? lw : 0,
                           nb * cols > 1 ? nb * cols : 1,
-                          factor ? HLU_PBUF_WORDS(nb, c->M) : 1,
                           factor ? nb * nb : 0,
+                          factor ? HLU_PBUF_WORDS(nb, c->M) : 1,
                           factor ? 2 * nb * HREAL_WORD : 0,
                           iw * HREAL_WORD};
-  const int64_t line = 64 / (int64_t)sizeof(hreal);
-  int64_t total = 0;
-  for (int i = 0; i < 7; i++) total += (len[i] + line - 1) / line * line;
-  hreal *w = c->work = HREAL_TAKE(c->g, total), *p[7];
-  if (w == NULL) return HBSP_FAIL(c->all, HLA_ERR_NOMEM, "LU: cannot allocate the workspaces");
-  for (int i = 0; i < 7; i++) p[i] = len[i] > 0 ? w : NULL, w += (len[i] + line - 1) / line * line;
-  c->lbuf = p[0], c->lbuf2 = p[1], c->ubuf = p[2], c->pbuf = p[3], c->l11 = p[4];
+  const int64_t line = 64 / (int64_t)sizeof(hreal), hdr = (nb + 1) * HREAL_WORD;
+  int64_t size[2] = {0, 0}, off[7];
+  for (int i = 0; i < 7; i++)
+    off[i] = size[i > 3], size[i > 3] += (len[i] + line - 1) / line * line;
+  /* The shared word ranges of the first block: every private part (a header) starts a buffer, as
+   * SimGrid 3.32 copies the private part of a message only where the buffer starts at or before
+   * it (smpi/shared.cpp, shift_and_frame_private_blocks). */
+  int64_t sh[4], nsh = 0;
+  sh[nsh++] = hdr / HREAL_WORD;
+  if (len[1] > 0) sh[nsh++] = off[1] / HREAL_WORD, sh[nsh++] = (off[1] + hdr) / HREAL_WORD;
+  sh[nsh++] = size[0] / HREAL_WORD;
+  hreal *w = c->work = hdist_take_part(c->g, hdist_words(size[0], sizeof(hreal)), sh, nsh / 2),
+        *x = c->ctl = hdist_take_part(c->g, hdist_words(size[1], sizeof(hreal)), NULL, 0), *p[7];
+  if (w == NULL || x == NULL)
+    return HBSP_FAIL(c->all, HLA_ERR_NOMEM, "LU: cannot allocate the workspaces");
+  for (int i = 0; i < 7; i++) p[i] = len[i] > 0 ? (i > 3 ? x : w) + off[i] : NULL;
+  c->lbuf = p[0], c->lbuf2 = p[1], c->ubuf = p[2], c->l11 = p[3], c->pbuf = p[4];
   c->swork = (int64_t *)p[5], c->iwork = (int64_t *)p[6];
   /* All interchanges composed (hlu_swap_left, the solve) move at most n rows. */
   HLA_CALL(hlu_rows_reserve(c, c->n, factor && c->plan.swap == HLA_SWAP_SPREAD ? c->nloc : 0));
@@ -333,9 +346,10 @@ int hlu_teardown(hlu_ctx *c) {
   hla_buf_free(&c->rows.out);
   hla_buf_free(&c->defer);
   hdist_give(c->g, c->work);
+  hdist_give(c->g, c->ctl);
   free(c->fan);
   c->fan = NULL;
-  c->work = c->lbuf = c->lbuf2 = c->ubuf = c->pbuf = c->l11 = NULL;
+  c->work = c->ctl = c->lbuf = c->lbuf2 = c->ubuf = c->pbuf = c->l11 = NULL;
   c->iwork = c->swork = NULL;
   c->board = c->pboard = NULL; /* the grid's */
   return rc != HLA_OK ? rc : e;

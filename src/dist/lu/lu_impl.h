@@ -83,8 +83,8 @@ typedef struct {
   hbsp_coll how;          /* algorithm of each level's collectives (resolved with the plan) */
   const hbsp_coll *howp;  /* &how, or NULL for the library's choice */
   hbsp_coll pipe;         /* a pipelined broadcast with the default segments (big_how) */
-  /* workspaces, carved by hlu_workspace from work (hdist_take) */
-  hreal *work;
+  /* workspaces, carved by hlu_workspace from work (the entries) and ctl (control data) */
+  hreal *work, *ctl;
   hreal *lbuf;  /* received L (or U) column panel: header + rows x nb */
   hreal *lbuf2; /* the second L buffer of the early broadcast (factorisation only) */
   hbsp_board

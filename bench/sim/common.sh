@@ -1,0 +1,58 @@
+# Sourced by the experiments of bench/sim/: the platforms and the simulator run they share.
+#
+#   sim_platform P DIR   sets plat_gen (the generator's command), plat_what (one line),
+#                        plat_speed (Gflop/s a core) and plat_suffix (for file names) from
+#                        PLATFORM (bgp, the default; fattree; slowtop), and writes DIR/plat.xml and
+#                        DIR/plat.hosts for P ranks.
+#   sim_run P DIR PROG ARGS...
+#                        runs PROG under smpirun in the model mode (HLA_SIM=model) on that
+#                        platform and prints its result lines, then one JSON line with the
+#                        simulator's wall time and the memory it took.
+#
+# bgp: the Blue Gene/P-like torus (bench/platforms/bgp_like.sh, 4 cores of 3.4 Gflop/s a node;
+# P = 64, 256, 1024, 4096 or 16384). fattree: the full-bisection fat tree of 64-core nodes at
+# 35 Gflop/s a core (bench/platforms/fat_tree.sh P/64 1); slowtop: the same tree with 4:1
+# oversubscribed uplinks (fat_tree.sh P/64 4); P a power of two, at least 128.
+
+sim_platform() {
+  local P=$1 dir=$2 dims over=1
+  case ${PLATFORM:-bgp} in
+    bgp)
+      case $P in
+        64) dims="4 4 1" ;; 256) dims="4 4 4" ;; 1024) dims="8 8 4" ;; 4096) dims="8 8 16" ;;
+        16384) dims="16 16 16" ;;
+        *) echo "bench/sim: P = 64, 256, 1024, 4096 or 16384 on bgp" >&2; return 2 ;;
+      esac
+      plat_gen="bench/platforms/bgp_like.sh $dims" plat_what="P/4 nodes of 4 cores, 3-D torus"
+      plat_speed=3.4 plat_suffix= ;;
+    fattree | slowtop)
+      if ((P < 128 || P % 64 != 0)); then echo "bench/sim: P = 64 NODES, NODES >= 2" >&2; return 2; fi
+      plat_what="P/64 nodes of 64 cores, full-bisection fat tree"
+      if [ "$PLATFORM" = slowtop ]; then over=4 plat_what="P/64 nodes of 64 cores, fat tree with 4:1 uplinks"; fi
+      plat_gen="bench/platforms/fat_tree.sh $((P / 64)) $over" plat_speed=35 plat_suffix=_$PLATFORM ;;
+    *) echo "bench/sim: PLATFORM = bgp, fattree or slowtop" >&2; return 2 ;;
+  esac
+  # shellcheck disable=SC2086
+  bash $plat_gen "$dir/plat"
+}
+
+sim_run() {
+  local P=$1 dir=$2 start before sampler
+  shift 2
+  # The memory the run really takes: SMPI maps its folded shared blocks many times, which
+  # getrusage's peak RSS counts once per mapping; MemAvailable's lowest point during the run does
+  # not.
+  avail() { awk '/MemAvailable/{print $2}' /proc/meminfo; }
+  before=$(avail) start=$(date +%s)
+  (while :; do avail; sleep 1; done > "$dir/mem") &
+  sampler=$!
+  echo "# platform: $plat_gen ($plat_what)"
+  # smpi_colls at warning: SimGrid's default allreduce logs a line per call on small communicators
+  HLA_SIM=model HLA_PLAN=off smpirun -np "$P" -platform "$dir/plat.xml" -hostfile "$dir/plat.hosts" \
+    --cfg=smpi/host-speed:${plat_speed}Gf --cfg=smpi/simulate-computation:no \
+    --cfg=smpi/shared-malloc:global --cfg=smpi/shared-malloc-blocksize:67108864 \
+    --log=smpi_colls.thres:warning "$@" --speed "${plat_speed}e9" 2>&1 |
+    grep --line-buffered -E '^P=|^  |^\{|rror' # a run stopped early keeps the points it finished
+  kill $sampler
+  echo "{\"bench\":\"$(basename "$1")_simulator\",\"P\":$P,\"wall_seconds\":$(($(date +%s) - start)),\"memory_used_mib\":$(((before - $(sort -n "$dir/mem" | head -1)) / 1024))}"
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Experiment 2 of the scale issue, one machine size per run: flat against hierarchical LU
+# (hlu_factor) in the simulation's model mode (HLA_SIM=model: the kernels charge their flops at
+# the platform's speed, the pivots are pseudo-random rows below the diagonal so that the rows
+# still travel; src/kernels/sim.c).
+#
+#   [PLATFORM=bgp|fattree|slowtop] bench/sim/lu_flat_hier.sh P N NB CASES [MxN]
+#                                                      e.g. 1024 16384 128 flat,hier,4x4
+#
+# CASES: flat (HLA_LU_FLAT), hier (HLA_LU_HIER, groups by node: the library's choice) and IxJ
+# (HLA_LU_HIER with I x J groups); the grid is the most square M x N unless given.
+# PLATFORM (default bgp): the machine, bench/sim/common.sh. Needs build-smpi (scripts/sim.sh, or
+# BUILD). Writes bench/results/sim/lu_P<P>_n<N>[_fattree|_slowtop].txt: per case a line with the
+# simulated time, the rate and the phases of the slowest rank, and a JSON line; then the
+# simulator's wall time and the memory it took.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+P=$1 n=$2 nb=$3 cases=$4 grid=${5:-}
+build=${BUILD:-build-smpi}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+. bench/sim/common.sh
+sim_platform "$P" "$tmp"
+out=bench/results/sim/lu_P${P}_n${n}${plat_suffix}
+mkdir -p bench/results/sim
+{
+  echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }bench/sim/lu_flat_hier.sh $*"
+  sim_run "$P" "$tmp" "$build/sim_lu" --n "$n" --nb "$nb" --cases "$cases" ${grid:+--grid "$grid"}
+} | tee "$out.txt"
