@@ -25,5 +25,5 @@ out=bench/results/sim/lu_P${P}_n${n}${plat_suffix}
 mkdir -p bench/results/sim
 {
   echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }bench/sim/lu_flat_hier.sh $*"
-  sim_run "$P" "$tmp" "$build/sim_lu" --n "$n" --nb "$nb" --cases "$cases" ${grid:+--grid "$grid"}
+  sim_run "$P" "$tmp" "$build/sim_lu" --n "$n" --nb "$nb" --cases "$cases" ${grid:+--grid "$grid"} --speed "${plat_speed}e9"
 } | tee "$out.txt"

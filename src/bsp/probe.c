@@ -13,6 +13,9 @@
 #include "bsp_impl.h"
 #include "probe.h"
 #include "sync.h"
+#ifdef HLA_SMPI
+#include <smpi/smpi.h>
+#endif
 
 /* Bytes per peer that hbsp_sync exchanges in its count exchange, for the floor. */
 #define PROBE_SYNC_COUNT_BYTES sizeof(hbsp_xcount)
@@ -386,7 +389,14 @@ int hbsp_probe_rate(hbsp_env env, int64_t nmax, double min_seconds, hbsp_rate *t
       for (;;) { /* double the repetitions until the timer sees enough */
         for (int64_t i = 0; i < n; i++) x[i] = y[i] = z[i] = (double)i;
         double t0 = MPI_Wtime();
-        sink += daxpy_pairs(x, y, z, n, iters);
+#ifdef HLA_SMPI
+        /* the simulation's model mode: the platform's speed, as the kernels charge it (a real
+         * computation would not advance the simulated clock, and the doubling would not end) */
+        if (hbsp_settings(env)->sim_model)
+          smpi_execute_flops(4.0 * (double)n * (double)iters);
+        else
+#endif
+          sink += daxpy_pairs(x, y, z, n, iters);
         t = MPI_Wtime() - t0;
         if (t >= min_seconds || iters > ((int64_t)1 << 40)) break;
         iters *= 2;

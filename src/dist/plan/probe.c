@@ -609,6 +609,9 @@ static int probe_body(hbsp_env env, probe_ws *w, hplan_machine *m) {
 int hplan_measure(hbsp_env env, hplan_machine *m) {
   if (env == NULL) return HLA_ERR_ARG;
   HLA_CALL(hbsp_agree(env, m ? HLA_OK : HBSP_FAIL(env, HLA_ERR_ARG, "hplan_probe: m is NULL")));
+  /* As a grid would (layout/grid.c): in the simulation's model mode the kernels timed here charge
+   * the platform's speed; running them for real would not advance the simulated clock. */
+  hkern_sim_set(hbsp_settings(env)->sim_model);
   int old = hkern_threads_get(), old_omp = omp_get_max_threads();
   probe_ws w;
   memset(&w, 0, sizeof w);
