@@ -3,7 +3,7 @@
  *   hla-plan [--op mm|lu|both] [--n N] [--m M] [--k K] [--nrhs R]
  *            [--P P] [--nodes K] [--rpn R] [--threads T] [--grid MxN] [--nb B] [--top 10]
  *            [--machine FILE] [--probe] [--save] [--show] [--intra A,B] [--inter A,B]
- *            [--pairwise] [--relabel G]
+ *            [--pairwise] [--relabel G] [--algs summa,hsumma,3d,reduce]
  *
  * The machine model comes from FILE (default: HLA_MACHINE_FILE, else ~/.cache/hla/machine.json;
  * the entry of this host, preferring the one measured with --P ranks, else any), or from a fresh
@@ -12,9 +12,10 @@
  * to plan for a network that is not at hand. The target: P ranks (default: the model's) on
  * --nodes nodes (default: the model's when P is its P, else one rank per core); with --nodes
  * and no --P, every ranks-per-node / threads-per-rank split of the cores is tried. --grid and --nb
- * fix the grid and block size. --pairwise runs the pairwise benchmark on the ranks this runs on
- * and prints the latency and bandwidth matrices; --relabel G then relabels them into G subsets
- * (Kernighan-Lin) and prints the rank order for hbsp_reorder.
+ * fix the grid and block size; --algs limits the multiply to the algorithms named. --pairwise runs
+ * the pairwise benchmark on the ranks this runs on and prints the latency and bandwidth matrices;
+ * --relabel G then relabels them into G subsets (Kernighan-Lin) and prints the rank order for
+ * hbsp_reorder.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,18 +26,19 @@
 typedef struct {
   int op; /* 1 mm, 2 lu, 3 both */
   int64_t m, n, k;
-  int nrhs, P, nodes, rpn, threads, M, N, nb, top, probe, save, show, pairwise, relabel;
+  int nrhs, P, nodes, rpn, threads, M, N, nb, top, probe, save, show, pairwise, relabel, algs;
   const char *file;
   int have_intra, have_inter;
   hplan_link intra, inter;
 } topts;
 
 static void usage(void) {
-  fprintf(stderr,
-          "usage: hla-plan [--op mm|lu|both] [--n N] [--m M] [--k K] [--nrhs R] [--P P]\n"
-          "                [--nodes K] [--rpn R] [--threads T] [--grid MxN] [--nb B] [--top 10]\n"
-          "                [--machine FILE] [--probe] [--save] [--show] [--intra A,B]\n"
-          "                [--inter A,B] [--pairwise] [--relabel G]\n");
+  fprintf(
+      stderr,
+      "usage: hla-plan [--op mm|lu|both] [--n N] [--m M] [--k K] [--nrhs R] [--P P]\n"
+      "                [--nodes K] [--rpn R] [--threads T] [--grid MxN] [--nb B] [--top 10]\n"
+      "                [--machine FILE] [--probe] [--save] [--show] [--intra A,B]\n"
+      "                [--inter A,B] [--pairwise] [--relabel G] [--algs summa,hsumma,3d,reduce]\n");
 }
 
 static int parse(int argc, char **argv, topts *o) {
@@ -100,6 +102,17 @@ static int parse(int argc, char **argv, topts *o) {
     } else if (!strcmp(a, "--relabel")) {
       NEXT();
       o->relabel = atoi(v), o->pairwise = 1;
+    } else if (!strcmp(a, "--algs")) { /* the multiply's algorithms the planner may use */
+      NEXT();
+      const char *names[] = {"summa", "hsumma", "3d", "reduce"};
+      for (const char *p = v; *p;) {
+        size_t len = strcspn(p, ",");
+        int k = 0;
+        while (k < 4 && (strlen(names[k]) != len || strncmp(p, names[k], len))) k++;
+        if (k == 4) return -1;
+        o->algs |= 1 << (HLA_MM_SUMMA + k);
+        p += len + (p[len] == ',');
+      }
     } else if (!strcmp(a, "--probe")) {
       o->probe = 1;
     } else if (!strcmp(a, "--save")) {
@@ -242,6 +255,7 @@ int main(int argc, char **argv) {
     memset(&t, 0, sizeof t);
     t.P = o.P, t.nodes = o.nodes, t.ranks_per_node = o.rpn, t.threads = o.threads;
     t.M = o.M, t.N = o.N, t.mb = t.nb = o.nb, t.nrhs = o.nrhs;
+    if (o.op == 1) t.algs = o.algs;
     hplan_ranking *r = malloc(sizeof *r);
     if (r && (o.op & 1)) {
       int e = hplan_matmul_rank(&m, o.m, o.n, o.k, &t, r);

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Experiment 4 of the scale issue: the planner's predictions against the simulated times.
+
+  bench/sim/plan_check.py MACHINE.json RESULTS.txt... [--hla-plan PATH]
+
+MACHINE.json is a machine model that hplan_probe measured under smpirun on the simulated platform
+(bench/sim/probe_roundtrip.sh); RESULTS.txt are outputs of bench/sim/summa_hsumma.sh on that
+platform. For every simulated multiply (P, n, b, G as I x J groups) it asks hla-plan for the
+prediction of that same configuration (grid sqrt P x sqrt P, blocks and panels b, outer block b,
+4 ranks a node as the BG/P-like platform places them) twice: with the model's end-to-end
+calibration (mm_cal, measured by the probe at order 2048) and without it (mm_cal = 0), and prints
+predicted / simulated. Per result file it then compares the configuration the planner ranks first
+among the simulated ones with the best simulated one. Prints a table and JSON lines."""
+import json, math, os, re, subprocess, sys, tempfile
+
+args = sys.argv[1:]
+tool = "build/hla-plan"
+if "--hla-plan" in args:
+    i = args.index("--hla-plan")
+    tool = args[i + 1]
+    del args[i:i + 2]
+machine, results = args[0], args[1:]
+model = json.load(open(machine))
+uncal = json.loads(json.dumps(model))
+for m in uncal["machines"]:
+    m["mm_cal"] = 0.0
+tmp = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
+json.dump(uncal, tmp)
+tmp.close()
+rpn = model["machines"][0]["ranks_per_node"]
+
+
+def predict(path, P, n, b):
+    """hla-plan's rankings (SUMMA, then HSUMMA) on the fixed grid and blocks: {(I, J): seconds},
+    (1, 1) for SUMMA. A ranking keeps its best 48 candidates: a configuration it does not keep
+    has no prediction here."""
+    s = int(math.isqrt(P))
+    out = ""
+    for alg in ("summa", "hsumma"):
+        out += subprocess.run([tool, "--machine", path, "--op", "mm", "--n", str(n), "--P", str(P),
+                               "--nodes", str(P // rpn), "--grid", f"{s}x{s}", "--nb", str(b),
+                               "--algs", alg, "--top", "48"],
+                              capture_output=True, text=True, check=True).stdout
+    got = {}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) < 9 or not f[0].isdigit():
+            continue
+        if f[7] == "SUMMA":
+            if not line.rstrip().endswith(f"blocks {b} b={b}"):
+                continue
+            key = (1, 1)
+        else:
+            if not line.rstrip().endswith(f"blocks {b}"):
+                continue
+            m = re.search(r"groups (\d+)x(\d+) Mo=(\d+) b=(\d+)", line)
+            if not m or int(m.group(3)) != b or int(m.group(4)) != b:
+                continue
+            key = (int(m.group(1)), int(m.group(2)))
+        got.setdefault(key, float(f[1]))
+    return got
+
+
+print("P      n      G  groups  simulated  predicted(cal)  ratio  predicted(no cal)  ratio")
+for res in results:
+    sims = [json.loads(l) for l in open(res) if l.startswith('{"bench":"sim_matmul"')]
+    if not sims:
+        continue
+    P, n, b = sims[0]["P"], sims[0]["n"], sims[0]["b"]
+    cal, nocal = predict(machine, P, n, b), predict(tmp.name, P, n, b)
+    rows = []
+    for r in sims:
+        I, J = (int(x) for x in r["groups"].split("x"))
+        key = (I, J)
+        pc, pn = cal.get(key), nocal.get(key)
+        rows.append((r, pc, pn))
+        print(f"{P:<6} {n:<6} {r['G']:<3} {r['groups']:<7} {r['seconds']:9.3f}  "
+              f"{pc if pc else float('nan'):14.3f}  {pc / r['seconds'] if pc else float('nan'):5.2f}  "
+              f"{pn if pn else float('nan'):17.3f}  {pn / r['seconds'] if pn else float('nan'):5.2f}")
+        print(json.dumps({"bench": "plan_check", "P": P, "n": n, "b": b, "G": r["G"],
+                          "groups": r["groups"], "simulated": r["seconds"], "predicted_cal": pc,
+                          "predicted_nocal": pn}))
+    best = min(rows, key=lambda t: t[0]["seconds"])[0]
+    for label, col in (("cal", 1), ("no cal", 2)):
+        ranked = [t for t in rows if t[col]]
+        if ranked:
+            pick = min(ranked, key=lambda t: t[col])[0]
+            print(f"  P={P} n={n} planner ({label}) picks G={pick['G']} ({pick['groups']}): "
+                  f"simulated {pick['seconds']:.3f} s against the best simulated G={best['G']} "
+                  f"({best['groups']}) {best['seconds']:.3f} s: {pick['seconds'] / best['seconds']:.3f}")
+os.unlink(tmp.name)
