@@ -83,7 +83,10 @@ for res in results:
     best = min(rows, key=lambda t: t[0]["seconds"])[0]
     for label, col in (("cal", 1), ("no cal", 2)):
         ranked = [t for t in rows if t[col]]
-        if ranked:
+        if len(ranked) < len(rows):
+            print(f"  P={P} n={n}: the rankings keep {len(ranked)} of the {len(rows)} simulated "
+                  f"configurations; the planner's pick among them says little")
+        if len(ranked) > 1:
             pick = min(ranked, key=lambda t: t[col])[0]
             print(f"  P={P} n={n} planner ({label}) picks G={pick['G']} ({pick['groups']}): "
                   f"simulated {pick['seconds']:.3f} s against the best simulated G={best['G']} "
