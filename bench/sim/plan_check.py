@@ -64,6 +64,7 @@ def predict(path, P, n, b):
 print("P      n      G  groups  simulated  predicted(cal)  ratio  predicted(no cal)  ratio")
 for res in results:
     sims = [json.loads(l) for l in open(res) if l.startswith('{"bench":"sim_matmul"')]
+    sims = [r for r in sims if r.get("alg") != "3d"]
     if not sims:
         continue
     P, n, b = sims[0]["P"], sims[0]["n"], sims[0]["b"]

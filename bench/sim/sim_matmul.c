@@ -1,14 +1,16 @@
-/* sim_matmul — SUMMA against HSUMMA over the number of groups G, for the SimGrid build in model
- * mode (HLA_SIM=model: the kernels charge their flops at the platform's speed, the matrices live
- * in SMPI's shared memory; src/kernels/sim.c). One run is one simulated machine:
+/* sim_matmul — SUMMA against HSUMMA over the number of groups G (and 3D), for the SimGrid build in
+ * model mode (HLA_SIM=model: the kernels charge their flops at the platform's speed, the matrices
+ * live in SMPI's shared memory; src/kernels/sim.c). One run is one simulated machine:
  *
  *   HLA_SIM=model smpirun -np P -platform bench/platforms/bgp_like.xml \
  *     -hostfile bench/platforms/bgp_like.hosts build-smpi/sim_matmul --n 65536 --b 256 \
- *     --groups 1,4,16,64 [--speed 3.4e9] [--bcast native|binomial|scatter_allgather|pipeline]
+ *     --groups 1,4,16,64,c4 [--grid MxN] [--speed 3.4e9]
+ *     [--bcast native|binomial|scatter_allgather|pipeline]
  *
- * on a sqrt P x sqrt P grid (P a square), C := A B with n x n matrices in b x b blocks, panels of
- * b and an outer block of b (the source's b = M), G = 1 being SUMMA and G > 1 HSUMMA with G groups
- * (I x J as square as the grid allows). Per case one line and one JSON line on rank 0: the
+ * on a sqrt P x sqrt P grid (P a square) unless --grid, C := A B with n x n matrices in b x b
+ * blocks, panels of b and an outer block of b (the source's b = M), G = 1 being SUMMA, G > 1
+ * HSUMMA with G groups (I x J as square as the grid allows) and cK the 3D / 2.5D multiply with K
+ * layers (HLA_MM_3D; K divides M or N). Per case one line and one JSON line on rank 0: the
  * simulated time of the multiply (the slowest rank's), its compute part 2 n^3 / (P speed) (speed:
  * the platform's flop/s per core, which the kernels are charged at) and the rest, the
  * communication that the computation did not hide. (The simulator's own wall time and memory are
@@ -22,7 +24,7 @@
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int64_t n = 8192;
-  int b = 256;
+  int b = 256, M = 0, N = 0;
   double speed = 3.4e9;
   char groups[256] = "1", bcast[32] = "native";
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -36,19 +38,24 @@ int main(int argc, char **argv) {
       snprintf(groups, sizeof groups, "%s", argv[i + 1]);
     else if (!strcmp(argv[i], "--bcast"))
       snprintf(bcast, sizeof bcast, "%s", argv[i + 1]);
+    else if (!strcmp(argv[i], "--grid"))
+      sscanf(argv[i + 1], "%dx%d", &M, &N);
   }
   int P, me;
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
-  int s = 1;
-  while ((s + 1) * (s + 1) <= P) s++;
+  if (M <= 0 || N <= 0)
+    for (M = N = 1; (M + 1) * (M + 1) <= P;) N = ++M;
   hbsp_env world;
   hgrid g;
   hmat A, B, C;
-  if (s * s != P || hbsp_init(MPI_COMM_WORLD, &world) != HLA_OK ||
-      hgrid_create(world, s, s, &g) != HLA_OK || hmat_create(g, n, n, b, b, &A) != HLA_OK ||
+  if (M * N != P || hbsp_init(MPI_COMM_WORLD, &world) != HLA_OK ||
+      hgrid_create(world, M, N, &g) != HLA_OK || hmat_create(g, n, n, b, b, &A) != HLA_OK ||
       hmat_create(g, n, n, b, b, &B) != HLA_OK || hmat_create(g, n, n, b, b, &C) != HLA_OK) {
-    if (me == 0) fprintf(stderr, "sim_matmul: P = %d must be a square; or the setup failed\n", P);
+    if (me == 0)
+      fprintf(stderr,
+              "sim_matmul: P = %d is not %d x %d (a square by default); or the setup failed\n", P,
+              M, N);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   hbsp_alg alg = HBSP_NATIVE;
@@ -61,12 +68,12 @@ int main(int argc, char **argv) {
   const double compute = 2.0 * (double)n * (double)n * (double)n / ((double)P * speed);
   char *save = NULL; /* strtok_r: SMPI's ranks are threads of one process */
   for (char *tok = strtok_r(groups, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    const int G = atoi(tok);
+    const int c = tok[0] == 'c' ? atoi(tok + 1) : 0, G = c ? 1 : atoi(tok);
     hla_opts o = HLA_OPTS_INIT;
     hla_report rep;
     o.report = &rep;
-    o.mm_alg = G > 1 ? HLA_MM_HSUMMA : HLA_MM_SUMMA;
-    o.inner_block = b, o.outer_block = b, o.groups = G > 1 ? G : 0;
+    o.mm_alg = c ? HLA_MM_3D : G > 1 ? HLA_MM_HSUMMA : HLA_MM_SUMMA;
+    o.inner_block = b, o.outer_block = b, o.groups = G > 1 ? G : 0, o.replication = c;
     o.bcast.alg = alg;
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
@@ -75,17 +82,19 @@ int main(int argc, char **argv) {
     MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     if (me == 0) {
       if (e != HLA_OK) {
-        printf("G=%d: error %d (%s)\n", G, e, hgrid_errmsg(g));
+        printf("%s: error %d (%s)\n", tok, e, hgrid_errmsg(g));
         continue;
       }
-      printf("P=%d n=%lld b=%d bcast=%s G=%d groups=%dx%d seconds=%.4f compute=%.4f comm=%.4f\n", P,
-             (long long)n, b, bcast, G, rep.groups_row, rep.groups_col, tmax, compute,
-             tmax - compute);
-      printf(
-          "{\"bench\":\"sim_matmul\",\"P\":%d,\"n\":%lld,\"b\":%d,\"bcast\":\"%s\",\"G\":%d,"
-          "\"groups\":\"%dx%d\",\"alg\":\"%s\",\"seconds\":%.6g,\"compute\":%.6g,\"comm\":%.6g}\n",
-          P, (long long)n, b, bcast, G, rep.groups_row, rep.groups_col, G > 1 ? "hsumma" : "summa",
-          tmax, compute, tmax - compute);
+      const char *alg = c ? "3d" : G > 1 ? "hsumma" : "summa";
+      printf("P=%d n=%lld b=%d bcast=%s grid=%dx%d G=%d groups=%dx%d c=%d seconds=%.4f "
+             "compute=%.4f comm=%.4f\n",
+             P, (long long)n, b, bcast, M, N, G, rep.groups_row, rep.groups_col, rep.replication,
+             tmax, compute, tmax - compute);
+      printf("{\"bench\":\"sim_matmul\",\"P\":%d,\"n\":%lld,\"b\":%d,\"bcast\":\"%s\","
+             "\"grid\":\"%dx%d\",\"G\":%d,\"groups\":\"%dx%d\",\"c\":%d,\"alg\":\"%s\","
+             "\"seconds\":%.6g,\"compute\":%.6g,\"comm\":%.6g}\n",
+             P, (long long)n, b, bcast, M, N, G, rep.groups_row, rep.groups_col, rep.replication,
+             alg, tmax, compute, tmax - compute);
       fflush(stdout);
     }
   }

@@ -6,6 +6,9 @@
 #   [PLATFORM=bgp|fattree|slowtop] bench/sim/summa_hsumma.sh P N B G1,G2,.. [bcast]
 #                                                         e.g. 256 16384 256 1,2,4,8,16,32,64,128
 #
+# A G of the form cK runs the 3D / 2.5D multiply with K layers instead (experiment 3; the results
+# file then ends in _3d).
+#
 # PLATFORM (default bgp; fattree, slowtop): the machine, bench/sim/common.sh.
 #
 # Needs build-smpi (scripts/sim.sh, or BUILD). Writes bench/results/sim/summa_hsumma_P<P>_n<N>.txt
@@ -23,7 +26,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . bench/sim/common.sh
 sim_platform "$P" "$tmp"
-out=bench/results/sim/summa_hsumma_P${P}_n${n}${plat_suffix}${5:+_$bcast}
+three_d=
+case ,$groups, in *,c[0-9]*) three_d=_3d ;; esac # cK: the 3D multiply with K layers (experiment 3)
+out=bench/results/sim/summa_hsumma_P${P}_n${n}${plat_suffix}${three_d}${5:+_$bcast}
 mkdir -p bench/results/sim
 {
   echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }bench/sim/summa_hsumma.sh $*"
