@@ -34,4 +34,4 @@ mkdir -p bench/results/sim
   echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }bench/sim/summa_hsumma.sh $*"
   sim_run "$P" "$tmp" "$build/sim_matmul" --n "$n" --b "$b" --groups "$groups" --bcast "$bcast" --speed "${plat_speed}e9"
 } | tee "$out.txt"
-if command -v gnuplot > /dev/null; then bash bench/sim/plot.sh "$out.txt"; fi
+if [ -z "$three_d" ] && command -v gnuplot > /dev/null; then bash bench/sim/plot.sh "$out.txt"; fi
