@@ -12,16 +12,8 @@
 set -euo pipefail
 x=$1 y=$2 z=$3 out=$4
 nodes=$((x * y * z))
-cat > "$out.xml" <<XML
-<?xml version='1.0'?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<!-- Blue Gene/P-like: $nodes nodes of 4 cores, ${x}x${y}x${z} torus (bench/platforms/bgp_like.sh) -->
-<platform version="4.1">
-  <zone id="world" routing="Full">
-    <cluster id="bgp" prefix="node-" radical="0-$((nodes - 1))" suffix="" speed="3.4Gf" core="4"
-             bw="425MBps" lat="1.5us" topology="TORUS" topo_parameters="$x,$y,$z"
-             loopback_bw="4GBps" loopback_lat="1.5us"/>
-  </zone>
-</platform>
-XML
-for i in $(seq 0 $((nodes - 1))); do echo "node-$i:4"; done > "$out.hosts"
+. "$(dirname "$0")/cluster.sh"
+write_cluster "$out" bgp "$nodes" 4 \
+  "Blue Gene/P-like: $nodes nodes of 4 cores, ${x}x${y}x${z} torus (bench/platforms/bgp_like.sh)" \
+  "speed=\"3.4Gf\" bw=\"425MBps\" lat=\"1.5us\" topology=\"TORUS\" topo_parameters=\"$x,$y,$z\"
+             loopback_bw=\"4GBps\" loopback_lat=\"1.5us\""

@@ -4,7 +4,7 @@
 #   bench/platforms/fat_tree.sh NODES OVERSUB OUT_PREFIX      e.g. 64 1 /tmp/ft  (4,096 cores)
 #
 # writes OUT_PREFIX.xml and OUT_PREFIX.hosts (node-i:64, so that ranks fill a node's 64 cores
-# first, as `mpirun --map-by core` does). NODES is a power of two, at least 2. Leaf switches
+# first, as `mpirun --map-by core` does; bench/platforms/cluster.sh). NODES is a power of two, at least 2. Leaf switches
 # take 16 nodes each (fewer when NODES < 32, so that there are always at least 2 leaves); every
 # leaf has 16/OVERSUB uplinks, one to each spine switch. OVERSUB = 1 is a full-bisection tree; OVERSUB = 4
 # is the scale issue's "slow top level": 4 nodes share each uplink, so traffic that leaves a leaf
@@ -29,17 +29,8 @@ if ((up < 1 || up * oversub != down)); then
   echo "fat_tree.sh: OVERSUB must divide the $down nodes of a leaf" >&2
   exit 2
 fi
-cat > "$out.xml" <<XML
-<?xml version='1.0'?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<!-- Fat-tree cluster: $nodes nodes of 64 cores, $leaves leaves of $down nodes, $up spines, oversubscription $oversub:1
-     (bench/platforms/fat_tree.sh) -->
-<platform version="4.1">
-  <zone id="world" routing="Full">
-    <cluster id="fattree" prefix="node-" radical="0-$((nodes - 1))" suffix="" speed="35Gf" core="64"
-             bw="25GBps" lat="0.5us" topology="FAT_TREE" topo_parameters="2;$down,$leaves;1,$up;1,1"
-             loopback_bw="20GBps" loopback_lat="0.3us"/>
-  </zone>
-</platform>
-XML
-for i in $(seq 0 $((nodes - 1))); do echo "node-$i:64"; done > "$out.hosts"
+. "$(dirname "$0")/cluster.sh"
+write_cluster "$out" fattree "$nodes" 64 \
+  "Fat-tree cluster: $nodes nodes of 64 cores, $leaves leaves of $down nodes, $up spines, oversubscription $oversub:1 (bench/platforms/fat_tree.sh)" \
+  "speed=\"35Gf\" bw=\"25GBps\" lat=\"0.5us\" topology=\"FAT_TREE\" topo_parameters=\"2;$down,$leaves;1,$up;1,1\"
+             loopback_bw=\"20GBps\" loopback_lat=\"0.3us\""
