@@ -14,7 +14,9 @@
 # program's first call (where hla also builds its grid over the BLACS context and reads the
 # machine model, once per process) and a warm one.
 #
-# From the repository root after a build (BUILD, default build). One BLAS thread per rank.
+# From the repository root after a build (BUILD, default build). One BLAS thread per rank;
+# MPIEXEC_FLAGS (default --bind-to none) places the ranks, DPB3TIM names dpb3tim where
+# scalapack-mpi-test is unpacked rather than installed.
 # dpb3tim prints MFLOPS per test; its own checks are off in timing mode, scalapack_timer checks
 # its results (HPL's residual for pdgesv, a product check for pdgemm) and prints PASSED/FAILED.
 set -euo pipefail
@@ -25,7 +27,8 @@ lib=$(ls "$build"/libhla_scalapack.so 2>/dev/null || true)
 timer="$build/scalapack_timer"
 flavor=openmpi
 [ -n "${MPICH:-}" ] && flavor=mpich
-tim=/usr/lib/x86_64-linux-gnu/scalapack/$flavor-tests/PBLAS/TIMING/dpb3tim
+tim=${DPB3TIM:-/usr/lib/x86_64-linux-gnu/scalapack/$flavor-tests/PBLAS/TIMING/dpb3tim}
+read -r -a place <<<"${MPIEXEC_FLAGS:---bind-to none}"
 for f in "$lib" "$timer" "$tim"; do
   [ -n "$f" ] && [ -e "$f" ] || { echo "compare_scalapack.sh: ${f:-libhla_scalapack.so} not found (build; apt-get install scalapack-mpi-test)" >&2; exit 2; }
 done
@@ -72,7 +75,7 @@ for g in "${GR[@]}"; do
     for r in $(seq "$rounds"); do
       for side in scalapack hla; do
         pre=(); [ $side = hla ] && pre=(env LD_PRELOAD="$lib")
-        (cd "$work" && "${pre[@]}" mpiexec -n $((p * q)) --bind-to none "$tim" >"tim_$side.$r.txt" 2>&1 || true)
+        (cd "$work" && "${pre[@]}" mpiexec -n $((p * q)) "${place[@]}" "$tim" >"tim_$side.$r.txt" 2>&1 || true)
       done
     done
     for call in 1 2; do # 1: the program's first call (hla sets up its grid), 2: a warm call
@@ -91,7 +94,7 @@ for g in "${GR[@]}"; do
       for r in $(seq "$rounds"); do
         for side in scalapack hla; do
           pre=(); [ $side = hla ] && pre=(env LD_PRELOAD="$lib")
-          "${pre[@]}" mpiexec -n $((p * q)) --bind-to none "$timer" "$n" "$nb" "$p" "$q" 1 \
+          "${pre[@]}" mpiexec -n $((p * q)) "${place[@]}" "$timer" "$n" "$nb" "$p" "$q" 1 \
             >"$work/t_$side.$r.txt" 2>&1 || true
         done
       done

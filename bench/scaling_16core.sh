@@ -3,10 +3,11 @@
 # node; results in bench/results/history_16core.md).
 #
 #   bench/scaling_16core.sh PHASE...      phases, in the order given:
-#     setup   unpack the .debs of .dev/ (ScaLAPACK, hpcc, CUnit) into $DEPS (never into /),
+#     setup   unpack the .debs of .dev/ (ScaLAPACK and its testers, hpcc, CUnit, and LAPACKE and
+#             cJSON for an image without them) into $DEPS (never into /),
 #             fix their pkg-config files, and build hla (Release, tests on) into $BUILD from
 #             .dev/hla-src.tar.gz (a `git archive` of the commit under test) or, without it, from
-#             this working tree
+#             this working tree; with TARGETS="t1 t2 ..." only those targets
 #     info    the machine: CPU, memory, MPI, BLAS
 #     tests   every tests/test_* binary once under mpiexec -n P for each P in $TEST_NPS
 #     probe   hla-plan --probe --save at P = $NP (machine file $MACHINE), and its choices
@@ -17,6 +18,8 @@
 #             bound to cores, hierarchical LU with HLA_VIRTUAL_NODES=$VN
 #     lu_more the same on 1 x $NP, and flat LU unbound once
 #     hpl     bench/run_hpl.sh with hpcc from $DEPS: every nb of $LU_NBS and grid of $HPL_GRIDS
+#     scalapack bench/compare_scalapack.sh at P = $NP: dpb3tim and scalapack_timer with and
+#             without libhla_scalapack.so, each n of $SP_NS, nb of $SP_NBS, grid of $SP_GRIDS
 #     plan    bench_plan at P = $NP against the machine file of `probe`
 #
 # Everything goes to stdout and to $OUT/log.txt; the tests' full output to $OUT/tests.txt.
@@ -54,6 +57,12 @@ LU_REPS=${LU_REPS:-3}
 HPL_GRIDS=${HPL_GRIDS:-"4x4 2x8 1x16"}
 HPL_REPS=${HPL_REPS:-2}
 PLAN_N=${PLAN_N:-8192}
+SP_NS=${SP_NS:-4096,6000}
+SP_NBS=${SP_NBS:-64,128,16}
+SP_GRIDS=${SP_GRIDS:-4x4,2x8}
+SP_ROUNDS=${SP_ROUNDS:-2}
+SP_NTIM=${SP_NTIM:-3000}
+SP_EST=${SP_EST:-300}
 MACHINE=${MACHINE:-$OUT/machine.json}
 mkdir -p "$OUT"
 exec > >(tee -a "$OUT/log.txt") 2>&1
@@ -94,8 +103,16 @@ phase_setup() {
   if ls .dev/*.deb >/dev/null 2>&1; then
     mkdir -p "$DEPS"
     for f in .dev/*.deb; do dpkg -x "$f" "$DEPS"; done
-    local lib=$DEPS/usr/lib/x86_64-linux-gnu
-    sed -i "s|^prefix=.*|prefix=$DEPS/usr|" "$lib/pkgconfig/cunit.pc"
+    local lib=$DEPS/usr/lib/x86_64-linux-gnu pc
+    # Keep the system's own copy of a library where it has one (LAPACKE, cJSON): the .debs of
+    # those are there for an image that lacks them.
+    for pc in "$lib"/pkgconfig/*.pc; do
+      if PKG_CONFIG_PATH= pkg-config --exists "$(basename "$pc" .pc)"; then
+        rm -f "$pc"
+      else
+        sed -i "s|^prefix=.*|prefix=$DEPS/usr|" "$pc"
+      fi
+    done
     # ScaLAPACK's .pc names /usr and requires mpi/lapack/blas .pc files that Ubuntu may lack
     # (hla links MPI, OpenBLAS and LAPACKE itself).
     printf 'prefix=%s/usr\nlibdir=%s\n\nName: scalapack\nDescription: ScaLAPACK (Debian, unpacked)\nVersion: 2.2.1\nLibs: -L%s -lscalapack-openmpi\nCflags:\n' \
@@ -119,9 +136,10 @@ phase_setup() {
   cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release > "$OUT/cmake.txt" 2>&1 ||
     { cat "$OUT/cmake.txt"; log "cmake failed"; return 1; }
   grep -iE "scalapack|cunit|skipping|openblas" "$OUT/cmake.txt"
-  cmake --build "$BUILD" -j"$NCORES" >> "$OUT/cmake.txt" 2>&1 ||
+  # shellcheck disable=SC2086
+  cmake --build "$BUILD" -j"$NCORES" ${TARGETS:+--target $TARGETS} >> "$OUT/cmake.txt" 2>&1 ||
     { tail -40 "$OUT/cmake.txt"; log "build failed"; return 1; }
-  log "built: $(cd "$BUILD" && ls bench_* hla-plan test_* 2>/dev/null | tr '\n' ' ')"
+  log "built: $(cd "$BUILD" && ls bench_* hla-plan test_* scalapack_timer libhla_scalapack.so 2>/dev/null | tr '\n' ' ')"
 }
 
 phase_info() {
@@ -240,6 +258,15 @@ phase_hpl() {
     bench/run_hpl.sh "$LU_N" "${LU_NBS// /,}" "$ps" "$qs" "$HPL_REPS"
 }
 
+phase_scalapack() {
+  log "scalapack: unchanged ScaLAPACK programs with and without libhla_scalapack.so"
+  local tim=$DEPS/usr/lib/x86_64-linux-gnu/scalapack/openmpi-tests/PBLAS/TIMING/dpb3tim
+  [ -x "$tim" ] || tim=/usr/lib/x86_64-linux-gnu/scalapack/openmpi-tests/PBLAS/TIMING/dpb3tim
+  step "$SP_EST" "compare_scalapack P=$NP n=$SP_NS nb=$SP_NBS grids=$SP_GRIDS" BUILD="$BUILD" \
+    DPB3TIM="$tim" MPIEXEC_FLAGS="$HW --bind-to $BIND" \
+    bench/compare_scalapack.sh "$SP_NS" "$SP_NBS" "$SP_GRIDS" "$SP_ROUNDS" "$SP_NTIM"
+}
+
 phase_plan() {
   log "plan"
   step 90 "bench_plan n=$PLAN_N" $ONE mpiexec $HW -n "$NP" --bind-to none "$BUILD/bench_plan" \
@@ -253,7 +280,7 @@ export LD_LIBRARY_PATH=$DEPS/usr/lib/x86_64-linux-gnu:$DEPS/blas${LD_LIBRARY_PAT
 for ph in "$@"; do
   case $ph in
     setup) phase_setup || { log "setup failed: stopping"; exit 1; } ;;
-    info | tests | probe | mm | lu_node | lu_more | hpl | plan) "phase_$ph" ;;
+    info | tests | probe | mm | lu_node | lu_more | hpl | scalapack | plan) "phase_$ph" ;;
     lu_nb:*) phase_lu_nb "${ph#lu_nb:}" ;;
     *) log "unknown phase $ph" ;;
   esac
