@@ -3,8 +3,8 @@
 # node; results in bench/results/history_16core.md).
 #
 #   bench/scaling_16core.sh PHASE...      phases, in the order given:
-#     setup   unpack the .debs of .dev/ (ScaLAPACK and its testers, hpcc, CUnit, and LAPACKE and
-#             cJSON for an image without them) into $DEPS (never into /),
+#     setup   unpack the .debs of .dev/ (ScaLAPACK and its testers, hpcc, CUnit, and cJSON
+#             for an image without it) into $DEPS (never into /),
 #             fix their pkg-config files, and build hla (Release, tests on) into $BUILD from
 #             .dev/hla-src.tar.gz (a `git archive` of the commit under test) or, without it, from
 #             this working tree; with TARGETS="t1 t2 ..." only those targets
@@ -104,13 +104,13 @@ phase_setup() {
     mkdir -p "$DEPS"
     for f in .dev/*.deb; do dpkg -x "$f" "$DEPS"; done
     local lib=$DEPS/usr/lib/x86_64-linux-gnu pc
-    # Keep the system's own copy of a library where it has one (LAPACKE, cJSON): the .debs of
-    # those are there for an image that lacks them.
+    # Keep the system's own copy of a library where it has one: a .deb of cJSON is there for
+    # an image that lacks it (Ubuntu's 'cuda' image has LAPACKE, not cJSON).
     for pc in "$lib"/pkgconfig/*.pc; do
       if PKG_CONFIG_PATH= pkg-config --exists "$(basename "$pc" .pc)"; then
         rm -f "$pc"
       else
-        sed -i "s|^prefix=.*|prefix=$DEPS/usr|" "$pc"
+        sed -i -E "s|^(prefix\|libdir\|includedir)=/usr|\1=$DEPS/usr|" "$pc"
       fi
     done
     # ScaLAPACK's .pc names /usr and requires mpi/lapack/blas .pc files that Ubuntu may lack
