@@ -101,7 +101,7 @@ step() {
 phase_setup() {
   log "setup"
   if ls .dev/*.deb >/dev/null 2>&1; then
-    mkdir -p "$DEPS"
+    rm -rf "$DEPS" && mkdir -p "$DEPS"
     for f in .dev/*.deb; do dpkg -x "$f" "$DEPS"; done
     local lib=$DEPS/usr/lib/x86_64-linux-gnu pc
     # Keep the system's own copy of a library where it has one: a .deb of cJSON is there for
@@ -133,6 +133,7 @@ phase_setup() {
     SRC=$ROOT
     log "source: working tree $ROOT ($(git rev-parse --short HEAD 2>/dev/null) + local changes)"
   fi
+  rm -f "$BUILD/CMakeCache.txt" # pkg-config's answers of an earlier setup are cached there
   cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release > "$OUT/cmake.txt" 2>&1 ||
     { cat "$OUT/cmake.txt"; log "cmake failed"; return 1; }
   grep -iE "scalapack|cunit|skipping|openblas" "$OUT/cmake.txt"
