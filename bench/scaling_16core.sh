@@ -117,6 +117,9 @@ phase_setup() {
     # (hla links MPI, OpenBLAS and LAPACKE itself).
     printf 'prefix=%s/usr\nlibdir=%s\n\nName: scalapack\nDescription: ScaLAPACK (Debian, unpacked)\nVersion: 2.2.1\nLibs: -L%s -lscalapack-openmpi\nCflags:\n' \
       "$DEPS" "$lib" "$lib" > "$lib/pkgconfig/scalapack-openmpi.pc"
+    # The runtime .deb has no unversioned name to link with (that is in the -dev package).
+    [ -e "$lib/libscalapack-openmpi.so" ] ||
+      ln -sf "$(cd "$lib" && ls libscalapack-openmpi.so.* | head -1)" "$lib/libscalapack-openmpi.so"
     # hpcc and ScaLAPACK need libblas.so.3 / liblapack.so.3: OpenBLAS's where the system has none.
     mkdir -p "$DEPS/blas"
     for l in libblas.so.3 liblapack.so.3; do
