@@ -87,7 +87,7 @@ typedef struct {
   int64_t *sro, *sco; /* group starts: Md + 1, Nd + 1 */
   int64_t *drs, *dcs; /* my dst-local rows / columns grouped by source process row / column */
   int64_t *dro, *dco; /* group starts: Ms + 1, Ns + 1 */
-  hreal *sbuf, *rbuf; /* one outgoing message (header + data) / one incoming */
+  hreal *sbuf;        /* my own part, packed (what I send to others is packed in the queue) */
   hgrid g;            /* the grid they were taken from (hdist_take) */
   int *d2s;
 } redist_ws;
@@ -95,7 +95,7 @@ typedef struct {
 static void ws_free(redist_ws *w) {
   free(w->srs), free(w->scs), free(w->sro), free(w->sco);
   free(w->drs), free(w->dcs), free(w->dro), free(w->dco);
-  hdist_give(w->g, w->sbuf), hdist_give(w->g, w->rbuf), free(w->d2s);
+  hdist_give(w->g, w->sbuf), free(w->d2s);
 }
 
 static int64_t max_group(const int64_t *start, int n) {
@@ -141,11 +141,9 @@ static int ws_build(redist_ws *w, hmat src, hmat dst, part q) {
   group_indices(dr, sr, q.m, w->dro, w->drs);
   group_indices(dc, sc, q.n, w->dco, w->dcs);
   int64_t sout = max_group(w->sro, Md) * max_group(w->sco, Nd);
-  int64_t sin = max_group(w->dro, Ms) * max_group(w->dco, Ns);
-  w->g = gs; /* the source grid keeps them between calls */
-  w->sbuf = hdist_take(gs, 1 + hdist_words(sout, sizeof(hreal)));
-  w->rbuf = hdist_take(gs, 1 + hdist_words(sin, sizeof(hreal)));
-  return w->sbuf && w->rbuf;
+  w->g = gs; /* the source grid keeps it between calls */
+  w->sbuf = hdist_take(gs, hdist_words(sout, sizeof(hreal)));
+  return w->sbuf != NULL;
 }
 
 /* Unpack the messages of a copy (tr: of a transpose, hdist_transpose) into dst: the header says
@@ -153,31 +151,45 @@ static int ws_build(redist_ws *w, hmat src, hmat dst, part q) {
  * (transposed: its rows become my columns). Returns the first error (code if none). Local. */
 static int receive(hbsp_env env, redist_ws *w, hmat src, hmat dst, int tr, int code,
                    const char *fn) {
-  int P = hbsp_size(env), me = hbsp_rank(env), Ms = src->g->M, Ns = src->g->N;
+  int P = hbsp_size(env), me = hbsp_rank(env), Ns = src->g->N;
   const int64_t *rs = tr ? w->dco : w->dro, *ri = tr ? w->dcs : w->drs; /* its rows: by src row */
   const int64_t *cs = tr ? w->dro : w->dco, *ci = tr ? w->drs : w->dcs; /* its cols: by src col */
   size_t nmsg = 0, nbytes = 0;
   hbsp_qsize(env, &nmsg, &nbytes);
-  size_t cap = (size_t)(HREAL_WORD + max_group(rs, Ms) * max_group(cs, Ns)) * sizeof(hreal);
   for (size_t k = 0; k < nmsg && code == HLA_OK; k++) {
     size_t got = 0;
     int64_t h;
-    code = hbsp_move(env, NULL, w->rbuf, cap, &got);
+    const void *pay = NULL; /* unpacked from the queue itself (8-byte aligned: no tags) */
+    code = hbsp_hpmove(env, NULL, &pay, &got);
     if (code != HLA_OK) break;
-    memcpy(&h, w->rbuf, sizeof h);
+    if (got < sizeof h)
+      return HBSP_FAIL(env, HLA_ERR_INTERNAL, "%s: unexpected message (%zu bytes)", fn, got);
+    memcpy(&h, pay, sizeof h);
+    const hreal *data = (const hreal *)pay + HREAL_WORD;
     int sr = (int)(h / Ns), sc = (int)(h % Ns);
     int64_t nr = h >= 0 && h < P ? rs[sr + 1] - rs[sr] : -1;
     int64_t nc = h >= 0 && h < P ? cs[sc + 1] - cs[sc] : -1;
     if (nr < 0 || h == me || got != (size_t)(nr * nc + HREAL_WORD) * sizeof(hreal))
       return HBSP_FAIL(env, HLA_ERR_INTERNAL, "%s: unexpected message (%zu bytes)", fn, got);
     if (tr)
-      transposed_unpack(nr, ri + rs[sr], nc, ci + cs[sc], w->rbuf + HREAL_WORD, HDATA(dst),
-                        dst->lld);
+      transposed_unpack(nr, ri + rs[sr], nc, ci + cs[sc], data, HDATA(dst), dst->lld);
     else
-      hkern_unpack_idx(nr, ri + rs[sr], nc, ci + cs[sc], w->rbuf + HREAL_WORD, HDATA(dst),
-                       dst->lld);
+      hkern_unpack_idx(nr, ri + rs[sr], nc, ci + cs[sc], data, HDATA(dst), dst->lld);
   }
   return code;
+}
+
+/* Queue for rank to a message of my src-local rows x columns: my rank (one hreal-sized word) then
+ * the entries, packed straight into the queue's space (no copy of its own: a large redistribution
+ * is bound by memory traffic). Local. */
+static int send_packed(hbsp_env env, int to, int me, int64_t nr, const int64_t *rows, int64_t nc,
+                       const int64_t *cols, hmat src) {
+  void *pay;
+  HLA_CALL(hbsp_send_buf(env, to, NULL, (size_t)(nr * nc + HREAL_WORD) * sizeof(hreal), &pay));
+  const int64_t h = me;
+  memcpy(pay, &h, sizeof h);
+  hkern_pack_idx(nr, rows, nc, cols, HDATA(src), src->lld, (hreal *)pay + HREAL_WORD);
+  return HLA_OK;
 }
 
 /* The copy of part q from src to dst (arguments agreed on env, the grid's ALL of src). */
@@ -220,11 +232,7 @@ static int copy_part(hbsp_env env, hmat src, hmat dst, part q, const char *fn) {
         self_r = dr, self_c = dc;
         continue;
       }
-      int64_t h = me;
-      memcpy(w.sbuf, &h, sizeof h);
-      hkern_pack_idx(nr, w.srs + w.sro[dr], nc, w.scs + w.sco[dc], HDATA(src), src->lld,
-                     w.sbuf + HREAL_WORD);
-      code = hbsp_send(env, to, NULL, w.sbuf, (size_t)(nr * nc + HREAL_WORD) * sizeof(hreal));
+      code = send_packed(env, to, me, nr, w.srs + w.sro[dr], nc, w.scs + w.sco[dc], src);
     }
   }
   /* Sync even if a send failed so that nothing stays queued; agree (on the sync's failure too: it
@@ -238,9 +246,9 @@ static int copy_part(hbsp_env env, hmat src, hmat dst, part q, const char *fn) {
   if (self_r >= 0) {
     int64_t nr = w.sro[self_r + 1] - w.sro[self_r], nc = w.sco[self_c + 1] - w.sco[self_c];
     hkern_pack_idx(nr, w.srs + w.sro[self_r], nc, w.scs + w.sco[self_c], HDATA(src), src->lld,
-                   w.sbuf + HREAL_WORD);
-    hkern_unpack_idx(nr, w.drs + w.dro[gs->myrow], nc, w.dcs + w.dco[gs->mycol],
-                     w.sbuf + HREAL_WORD, HDATA(dst), dst->lld);
+                   w.sbuf);
+    hkern_unpack_idx(nr, w.drs + w.dro[gs->myrow], nc, w.dcs + w.dco[gs->mycol], w.sbuf, HDATA(dst),
+                     dst->lld);
   }
 
   code = receive(env, &w, src, dst, 0, code, fn);
@@ -284,12 +292,10 @@ int hdist_transpose(hmat src, hmat dst) {
       group_indices(dr, sc, dst->m, w.dro, w.drs); /* dst rows by src process column */
       group_indices(dc, sr, dst->n, w.dco, w.dcs); /* dst columns by src process row */
       w.g = gs;
-      w.sbuf = hdist_take(
-          gs, 1 + hdist_words(max_group(w.sro, Nd) * max_group(w.sco, Md), sizeof(hreal)));
-      w.rbuf = hdist_take(
-          gs, 1 + hdist_words(max_group(w.dro, Ns) * max_group(w.dco, Ms), sizeof(hreal)));
+      w.sbuf =
+          hdist_take(gs, hdist_words(max_group(w.sro, Nd) * max_group(w.sco, Md), sizeof(hreal)));
     }
-    if (!w.sbuf || !w.rbuf) code = HBSP_FAIL(env, HLA_ERR_NOMEM, "%s: out of memory", fn);
+    if (!w.sbuf) code = HBSP_FAIL(env, HLA_ERR_NOMEM, "%s: out of memory", fn);
   }
   code = hbsp_agree(env, code);
   if (code != HLA_OK) {
@@ -302,15 +308,12 @@ int hdist_transpose(hmat src, hmat dst) {
       int64_t nr = w.sro[dc + 1] - w.sro[dc];
       int to = w.d2s[dr * Nd + dc];
       if (nr * nc == 0) continue;
-      int64_t h = me;
-      memcpy(w.sbuf, &h, sizeof h);
-      hkern_pack_idx(nr, w.srs + w.sro[dc], nc, w.scs + w.sco[dr], HDATA(src), src->lld,
-                     w.sbuf + HREAL_WORD);
       if (to == me) {
-        transposed_unpack(nr, w.dcs + w.dco[gs->myrow], nc, w.drs + w.dro[gs->mycol],
-                          w.sbuf + HREAL_WORD, HDATA(dst), dst->lld);
+        hkern_pack_idx(nr, w.srs + w.sro[dc], nc, w.scs + w.sco[dr], HDATA(src), src->lld, w.sbuf);
+        transposed_unpack(nr, w.dcs + w.dco[gs->myrow], nc, w.drs + w.dro[gs->mycol], w.sbuf,
+                          HDATA(dst), dst->lld);
       } else {
-        code = hbsp_send(env, to, NULL, w.sbuf, (size_t)(nr * nc + HREAL_WORD) * sizeof(hreal));
+        code = send_packed(env, to, me, nr, w.srs + w.sro[dc], nc, w.scs + w.sco[dr], src);
       }
     }
   }
