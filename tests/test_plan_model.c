@@ -314,6 +314,66 @@ static void test_planner_hsumma_vs_summa(void) {
   free(r);
 }
 
+/* MPI_Ibcast modelled by the shape its measurements fit (model.c: ibcast_fit), carried to other
+ * environments and placements; the planner sees the difference. */
+static void test_ibcast_shape(void) {
+  hplan_machine m;
+  hplan_machine_synthetic(&m, 64, 16, 4, 1e10, (hplan_link){1e-6, 1e-10}, (hplan_link){3e-6, 1e-8});
+  const double B = HPLAN_IBCAST_BYTES;
+  hp_ctx x;
+  hp_ctx_make(&x, &m, 0, 0, 0, 0);
+  const hp_env envs[HPLAN_NIBCAST] = {hp_env_of(&x, 0, 1, 64), hp_env_of(&x, 0, 1, 8),
+                                      hp_env_of(&x, 0, 8, 8)};
+  /* nothing measured: the (calibrated) blocking native broadcast stands in */
+  CU_ASSERT_EQUAL(x.ib_alg, 0);
+  CU_ASSERT_DOUBLE_EQUAL(hp_ibcast(&x, envs[1], B), hp_bcast(&x, envs[1], HBSP_NATIVE, B), 0);
+  static const int shapes[] = {HBSP_FLAT, HBSP_BINOMIAL, HBSP_SCATTER_ALLGATHER};
+  static const double levels[] = {0.5, 2.0, 1.3};
+  for (int s = 0; s < 3; s++) {
+    for (int i = 0; i < HPLAN_NIBCAST; i++)
+      m.ibcast[i] = levels[s] * hp_bcast(&x, envs[i], shapes[s], B); /* kappa 1: no bcast[] */
+    hp_ctx y;
+    hp_ctx_make(&y, &m, 0, 0, 0, 0);
+    CU_ASSERT_EQUAL(y.ib_alg, shapes[s]);
+    CU_ASSERT_DOUBLE_EQUAL(y.ib_kappa, levels[s], 1e-9);
+    /* 1,024 ranks: a row of 32 over 8 nodes, a column of 32 over 32 */
+    hp_ctx z;
+    hp_ctx_make(&z, &m, 1024, 256, 4, 1);
+    hp_env row = hp_env_of(&z, 0, 1, 32), col = hp_env_of(&z, 0, 32, 32);
+    CU_ASSERT_DOUBLE_EQUAL(hp_ibcast(&z, row, B), levels[s] * hp_bcast(&z, row, shapes[s], B),
+                           1e-9 * hp_ibcast(&z, row, B));
+    CU_ASSERT_DOUBLE_EQUAL(hp_ibcast(&z, col, B), levels[s] * hp_bcast(&z, col, shapes[s], B),
+                           1e-9 * hp_ibcast(&z, col, B));
+  }
+  /* A flat MPI_Ibcast of 1 MiB panels over rows and columns of 32: SUMMA's 64 panels pay for it,
+   * HSUMMA's shorter broadcasts much less; with a scatter-allgather one the gap is small */
+  hplan_target t;
+  memset(&t, 0, sizeof t);
+  t.P = 1024, t.nodes = 256, t.M = 32, t.N = 32, t.mb = t.nb = 256;
+  t.algs = (1 << HLA_MM_SUMMA) | (1 << HLA_MM_HSUMMA);
+  hplan_ranking *r = malloc(sizeof *r);
+  double gain[2];
+  for (int s = 0; s < 2; s++) {
+    for (int i = 0; i < HPLAN_NIBCAST; i++)
+      m.ibcast[i] = hp_bcast(&x, envs[i], s ? HBSP_SCATTER_ALLGATHER : HBSP_FLAT, B);
+    CU_ASSERT_EQUAL(hplan_matmul_rank(&m, 16384, 16384, 16384, &t, r), HLA_OK);
+    if (s == 0) CU_ASSERT_EQUAL(r->cand[0].alg, HLA_MM_HSUMMA);
+    hp_ctx z;
+    hp_ctx_make(&z, &m, 1024, 256, 4, 1);
+    hp_mm c = {16384, 16384,        16384, 32,  32, 256, 256, 256, 256,      1,
+               1,     HLA_MM_SUMMA, 256,   256, 1,  1,   1,   0,   HBSP_AUTO};
+    double ts = hp_mm_time(&z, &c, NULL, NULL, NULL);
+    c.alg = HLA_MM_HSUMMA, c.gi = 4, c.gj = 8;
+    gain[s] = ts / hp_mm_time(&z, &c, NULL, NULL, NULL);
+  }
+  printf("\n    SUMMA / HSUMMA (4 x 8 groups) predicted: flat MPI_Ibcast %.2f, scatter-allgather "
+         "%.2f ",
+         gain[0], gain[1]);
+  CU_ASSERT(gain[0] > 1.5);
+  CU_ASSERT(gain[0] > 1.3 * gain[1]);
+  free(r);
+}
+
 static void test_planner_3d_memory(void) {
   hplan_machine m;
   hplan_link in = {1e-3, 1e-9}; /* latency-bound panels: cutting k pays */
@@ -762,7 +822,7 @@ void hla_test_register(void) {
   HT_SUITE("plan_model", test_two_level_ends_are_base, test_optimum_sqrt_p, test_crossovers,
            test_pipeline_segment, test_hsumma_ends_are_summa, test_hsumma_crossover,
            test_exascale_table, test_partners, test_relabel_kl, test_relabel_climb,
-           test_planner_hsumma_vs_summa, test_planner_3d_memory, test_planner_lu,
+           test_planner_hsumma_vs_summa, test_ibcast_shape, test_planner_3d_memory, test_planner_lu,
            test_planner_placements);
   HT_SUITE("machine_file", test_check_fields, test_check_before_ranking, test_save_load,
            test_file_values_rejected, test_foreign_file_kept, test_old_file_and_other_entries,

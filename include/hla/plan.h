@@ -69,6 +69,10 @@ enum { HPLAN_INTRA = 0, HPLAN_INTER = 1 };
 #define HPLAN_BCAST_SIZES                                                                          \
   { 8.0, 65536.0, 1048576.0 }
 #define HPLAN_NBCAST 3
+/* MPI's non-blocking broadcast (what the multiply overlaps) measured on three environments: the
+ * world, every row of the probe's grid at once, every column at once; HPLAN_IBCAST_BYTES each. */
+enum { HPLAN_IB_WORLD = 0, HPLAN_IB_ROWS, HPLAN_IB_COLS, HPLAN_NIBCAST };
+#define HPLAN_IBCAST_BYTES 1048576.0
 
 /** A point-to-point link in the Hockney model: a message of m bytes takes alpha + m beta. */
 typedef struct {
@@ -112,6 +116,9 @@ typedef struct {
   int probe_M, probe_N;  /* the grid whose row and column environments were measured */
   double bcast[6][HPLAN_NBCAST]; /* world broadcast seconds per hbsp_alg (index HBSP_NATIVE ..
                                     HBSP_SCATTER_ALLGATHER; [0] unused) at HPLAN_BCAST_SIZES */
+  double ibcast[HPLAN_NIBCAST];  /* MPI_Ibcast + MPI_Wait of HPLAN_IBCAST_BYTES from the first rank,
+                                    seconds, at HPLAN_IB_* (0: not measured). MPI's non-blocking
+                                    broadcast need not be its blocking one (SimGrid's is flat) */
   double overlap;   /* share (0..1) of an MPI_Ibcast hidden behind a dgemm that tests it */
   double sync_load; /* seconds a collective costs beyond its own latency when the ranks computed
                        just before it (skew, and waiting for a descheduled rank when the cores are

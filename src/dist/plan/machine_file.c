@@ -137,6 +137,8 @@ int hplan_check(const hplan_machine *m, char *why, size_t len) {
       snprintf(sub, sizeof sub, "[%d]", s);
       CHECK(dbl_in(why, len, "bcast", sub, a, m->bcast[a][s], 0, SEC_MAX, 0));
     }
+  for (int i = 0; i < HPLAN_NIBCAST; i++)
+    CHECK(dbl_in(why, len, "ibcast", "", i, m->ibcast[i], 0, SEC_MAX, 0));
   CHECK(dbl_in(why, len, "overlap", "", -1, m->overlap, 0, 1, 0));
   CHECK(dbl_in(why, len, "sync_load", "", -1, m->sync_load, 0, SEC_MAX, 0));
   CHECK(dbl_in(why, len, "lu_cal", "", -1, m->lu_cal, 1e-6, CAL_MAX, 1));
@@ -188,6 +190,7 @@ static const field fields[] = {FLD(version, F_INT, 1),
                                FLD(probe_M, F_INT, 1),
                                FLD(probe_N, F_INT, 1),
                                FLD(bcast, F_DBL, 6 * HPLAN_NBCAST),
+                               FLD(ibcast, F_DBL, HPLAN_NIBCAST),
                                FLD(overlap, F_DBL, 1),
                                FLD(sync_load, F_DBL, 1),
                                FLD(lu_cal, F_DBL, 1),

@@ -26,7 +26,13 @@
  * consecutive ranks crosses nodes in log2(nodes) of its steps, a flat root sends p - per_node of
  * its messages across, a chain crosses spans - 1 links, a ring runs at the slowest link.
  * Every measured world broadcast calibrates its algorithm by kappa = measured / modelled (median
- * of the three sizes, clamped to [0.3, 5]).
+ * of the three sizes, clamped to [0.3, 5]). MPI's non-blocking broadcast, which the multiply
+ * overlaps, is modelled apart: its algorithm need not be the blocking one's (SimGrid's MPI_Ibcast
+ * is a flat tree whatever MPI_Bcast is; Open MPI's libnbc has its own trees). Of the shapes
+ * native, flat, pipeline, binomial and scatter-allgather, the one whose modelled times are
+ * proportional to the measured ones on the world, all rows at once and all columns at once (the
+ * least spread of log(measured / modelled)) is its shape, and the geometric mean of the ratios
+ * (clamped to [0.1, 5]) its level.
  *
  * Calibration: in the probe's own placement every LU (multiply) prediction is multiplied by lu_cal
  * (mm_cal), the ratio of a measured to a modelled run of the planner's best plan of order 2048
@@ -246,6 +252,39 @@ static double share(int cores, int r, int t) {
 /* Model of the world broadcast at the probe's placement, without calibration. */
 static double bcast_raw(const hp_ctx *x, hp_env e, int alg, double bytes);
 
+/* MPI_Ibcast's shape and level from m->ibcast (model.c's header); ib_alg 0 (the calibrated
+ * blocking native broadcast stands in) when nothing was measured. Needs x's links. */
+static void ibcast_fit(hp_ctx *x, const hplan_machine *m) {
+  x->ib_alg = 0, x->ib_kappa = 1.0;
+  if (m->P < 2) return;
+  hp_ctx y = *x; /* the probe's placement */
+  y.P = m->P, y.nodes = m->nodes > 0 ? m->nodes : 1;
+  y.rpn = (y.P + y.nodes - 1) / y.nodes;
+  int Mg = m->probe_M > 0 ? m->probe_M : 1, Ng = m->probe_N > 0 ? m->probe_N : m->P;
+  const hp_env envs[HPLAN_NIBCAST] = {hp_env_of(&y, 0, 1, y.P), hp_env_of(&y, 0, 1, Ng),
+                                      hp_env_of(&y, 0, Ng, Mg)};
+  static const int shapes[] = {HBSP_NATIVE, HBSP_FLAT, HBSP_PIPELINE, HBSP_BINOMIAL,
+                               HBSP_SCATTER_ALLGATHER};
+  double best = INFINITY;
+  for (size_t a = 0; a < sizeof shapes / sizeof shapes[0]; a++) {
+    double lr[HPLAN_NIBCAST], mean = 0;
+    int n = 0;
+    for (int i = 0; i < HPLAN_NIBCAST; i++) {
+      double mod = envs[i].p > 1 ? bcast_raw(&y, envs[i], shapes[a], HPLAN_IBCAST_BYTES) : 0;
+      if (m->ibcast[i] > 0 && mod > 0) lr[n++] = log(m->ibcast[i] / mod), mean += lr[n - 1];
+    }
+    if (n == 0) return;
+    mean /= n;
+    double spread = 0;
+    for (int i = 0; i < n; i++) spread += (lr[i] - mean) * (lr[i] - mean);
+    if (spread < best - 1e-3) { /* ties (one size measured): the first, native */
+      best = spread;
+      x->ib_alg = shapes[a];
+      x->ib_kappa = clampd(exp(mean), 0.1, 5.0);
+    }
+  }
+}
+
 void hp_ctx_make(hp_ctx *x, const hplan_machine *m, int P, int nodes, int rpn, int threads) {
   memset(x, 0, sizeof *x);
   x->m = m;
@@ -338,6 +377,8 @@ void hp_ctx_make(hp_ctx *x, const hplan_machine *m, int P, int nodes, int rpn, i
   }
   x->gw = ng > 0 ? sg / ng : 8 * x->intra.beta;
 
+  ibcast_fit(x, m);
+
   /* Calibration of each broadcast algorithm against the measured world broadcasts. */
   for (int a = 0; a < 6; a++) x->kappa[a] = 1.0;
   if (m->P > 1) {
@@ -421,6 +462,12 @@ static double bcast_raw(const hp_ctx *x, hp_env e, int alg, double m) {
   }
 }
 
+double hp_ibcast(const hp_ctx *x, hp_env e, double bytes) {
+  if (x->ib_alg == 0) return hp_bcast(x, e, HBSP_NATIVE, bytes);
+  if (e.p <= 1 || bytes <= 0) return 0.0;
+  return x->ib_kappa * bcast_raw(x, e, x->ib_alg, bytes);
+}
+
 double hp_bcast(const hp_ctx *x, hp_env e, int alg, double bytes) {
   if (e.p <= 1 || bytes <= 0) return 0.0;
   if (alg == HBSP_AUTO) alg = HBSP_NATIVE;
@@ -467,6 +514,13 @@ static double pieces(int b, int kb) {
   return (double)(b / kb) + 1.0;
 }
 
+/* A panel broadcast of the multiply: MPI_Ibcast for AUTO and NATIVE (summa.c: mm_bcast), else the
+ * BSP layer's blocking algorithm. */
+static double mm_bcast_t(const hp_ctx *x, hp_env e, int alg, double bytes) {
+  return alg == HBSP_AUTO || alg == HBSP_NATIVE ? hp_ibcast(x, e, bytes)
+                                                : hp_bcast(x, e, alg, bytes);
+}
+
 /* SUMMA or HSUMMA on a (layer) grid: row environments are runs of consecutive ranks from 0
  * (rs = 1), column ones have stride cs. Adds to the parts; returns seconds. */
 static double layer_mm(const hp_ctx *x, int M, int N, int cs, int64_t mloc, int64_t nloc, int64_t k,
@@ -481,19 +535,20 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int64_t mloc, int6
   int hier = (gi > 1 || gj > 1) && !(gi == M && gj == N);
   if (!hier) {
     hp_env row = hp_env_of(x, 0, 1, N), col = hp_env_of(x, 0, cs, M);
-    cstep = pa * hp_bcast(x, row, alg, 8.0 * mloc * w / pa) +
-            pb * hp_bcast(x, col, alg, 8.0 * nloc * w / pb);
+    cstep = pa * mm_bcast_t(x, row, alg, 8.0 * mloc * w / pa) +
+            pb * mm_bcast_t(x, col, alg, 8.0 * nloc * w / pb);
   } else {
     int qI = M / gi, qJ = N / gj;
     double per = (double)Mo / b;
     if (per < 1) per = 1;
     hp_env rin = hp_env_of(x, 0, 1, qJ), rout = hp_env_of(x, 0, qJ, gj);
     hp_env cin = hp_env_of(x, 0, cs, qI), cout = hp_env_of(x, 0, qI * cs, gi);
-    double inner = pa * hp_bcast(x, rin, alg, 8.0 * mloc * w / pa) +
-                   pb * hp_bcast(x, cin, alg, 8.0 * nloc * w / pb);
-    double outer =
-        pieces((int)Mo, kba) * hp_bcast(x, rout, alg, 8.0 * mloc * w * per / pieces((int)Mo, kba)) +
-        pieces((int)Mo, kbb) * hp_bcast(x, cout, alg, 8.0 * nloc * w * per / pieces((int)Mo, kbb));
+    double inner = pa * mm_bcast_t(x, rin, alg, 8.0 * mloc * w / pa) +
+                   pb * mm_bcast_t(x, cin, alg, 8.0 * nloc * w / pb);
+    double outer = pieces((int)Mo, kba) *
+                       mm_bcast_t(x, rout, alg, 8.0 * mloc * w * per / pieces((int)Mo, kba)) +
+                   pieces((int)Mo, kbb) *
+                       mm_bcast_t(x, cout, alg, 8.0 * nloc * w * per / pieces((int)Mo, kbb));
     cstep = inner + outer / per;
   }
   if (M * N > 1) cstep += x->sync_load; /* the panel comes from ranks that were computing */

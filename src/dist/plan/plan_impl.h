@@ -31,6 +31,8 @@ typedef struct {
   double alloc;                  /* bytes/s of fresh (page-faulting) memory per rank */
   hplan_link intra, inter;
   double kappa[6];       /* measured / modelled world broadcast per hbsp_alg (calibration) */
+  int ib_alg;            /* the shape (hbsp_alg) that fits MPI_Ibcast's measurements ... */
+  double ib_kappa;       /* ... and its level: hp_ibcast = ib_kappa x that algorithm's model */
   double ovl;            /* share of a non-blocking broadcast hidden by a dgemm */
   double sync_load;      /* extra seconds of a collective right after computing */
   double lu_cal, mm_cal; /* end-to-end calibration factors (1: none, other placement) */
@@ -58,6 +60,9 @@ double hp_gemm(const hp_ctx *ctx, double m, double n, double k);
 /* Broadcast of bytes over environment e with algorithm alg (HBSP_AUTO = HBSP_NATIVE), calibrated.
  */
 double hp_bcast(const hp_ctx *ctx, hp_env e, int alg, double bytes);
+
+/* MPI_Ibcast (+ wait) of bytes over e: the multiply's overlapped panel broadcasts. */
+double hp_ibcast(const hp_ctx *ctx, hp_env e, double bytes);
 /* Two-level broadcast over a process row or column cut by nodes (hierarchical LU): inside the
  * root's node, among one leader per node, inside the other nodes. */
 double hp_bcast_nodes(const hp_ctx *ctx, hp_env e, int alg, double bytes);

@@ -20,7 +20,8 @@
  *   BSP          g (bulk puts, h up to 16384 words) and l (h up to 32 words) of hbsp_sync, and one
  *                small max-with-location allreduce, for the world, the node environments and the
  *                rows and columns of the most square grid (all subsets at once);
- *   broadcasts   world broadcast per algorithm at 8 B, 64 KiB, 1 MiB;
+ *   broadcasts   world broadcast per algorithm at 8 B, 64 KiB, 1 MiB; MPI_Ibcast + wait of 1 MiB
+ *                on the world, on every row of that grid at once and on every column at once;
  *   sync load    8 times a dgemm of order 256 then an allreduce, against the dgemms alone: the
  *                cost of a collective right after computing beyond its latency;
  *   overlap      an MPI_Ibcast of 1 MiB against a dgemm of about the same time that tests it
@@ -569,6 +570,19 @@ static int probe_body(hbsp_env env, probe_ws *w, hplan_machine *m) {
                                       : 1,
                              &m->bcast[a][s]));
       }
+  }
+
+  /* MPI's non-blocking broadcast, as the multiply uses it, on environments of two or three sizes
+   * (every row, every column at once: their contention too), so that the model can tell its shape
+   * from its level */
+  memset(m->ibcast, 0, sizeof m->ibcast);
+  {
+    const hbsp_env envs[HPLAN_NIBCAST] = {w->penv, w->row, w->col};
+    for (int i = 0; i < HPLAN_NIBCAST; i++) {
+      if (hbsp_size(envs[i]) < 2) continue; /* the same on every rank: rows, columns are alike */
+      bcast_arg b = {envs[i], w->bb, (size_t)HPLAN_IBCAST_BYTES, {HBSP_NATIVE, 0, 0}, 1, NULL};
+      HLA_CALL(hplan_timed(pc, 1, 0, run_bcast, NULL, &b, 1, &m->ibcast[i]));
+    }
   }
 
   /* a collective right after computing, against computing alone: the skew, and on oversubscribed
