@@ -345,6 +345,13 @@ static void test_ibcast_shape(void) {
     CU_ASSERT_DOUBLE_EQUAL(hp_ibcast(&z, col, B), levels[s] * hp_bcast(&z, col, shapes[s], B),
                            1e-9 * hp_ibcast(&z, col, B));
   }
+  /* measurements that no shape fits within 1.5 x: the blocking native model stands in */
+  m.ibcast[HPLAN_IB_WORLD] = 100 * hp_bcast(&x, envs[0], HBSP_FLAT, B);
+  m.ibcast[HPLAN_IB_ROWS] = 0.01 * hp_bcast(&x, envs[1], HBSP_FLAT, B);
+  m.ibcast[HPLAN_IB_COLS] = hp_bcast(&x, envs[2], HBSP_FLAT, B);
+  hp_ctx u;
+  hp_ctx_make(&u, &m, 0, 0, 0, 0);
+  CU_ASSERT_EQUAL(u.ib_alg, 0);
   /* A flat MPI_Ibcast of 1 MiB panels over rows and columns of 32: SUMMA's 64 panels pay for it,
    * HSUMMA's shorter broadcasts much less; with a scatter-allgather one the gap is small */
   hplan_target t;

@@ -32,7 +32,10 @@
  * native, flat, pipeline, binomial and scatter-allgather, the one whose modelled times are
  * proportional to the measured ones on the world, all rows at once and all columns at once (the
  * least spread of log(measured / modelled)) is its shape, and the geometric mean of the ratios
- * (clamped to [0.1, 5]) its level.
+ * (clamped to [0.1, 5]) its level; a shape that misses one of them by more than 1.5 x is no fit,
+ * and with none the blocking native broadcast's model stands in. (Under SimGrid on a torus none
+ * fits: the flat tree's cost there depends on how many of the root node's links its messages
+ * spread over, which grows with the partition.)
  *
  * Calibration: in the probe's own placement every LU (multiply) prediction is multiplied by lu_cal
  * (mm_cal), the ratio of a measured to a modelled run of the planner's best plan of order 2048
@@ -252,8 +255,12 @@ static double share(int cores, int r, int t) {
 /* Model of the world broadcast at the probe's placement, without calibration. */
 static double bcast_raw(const hp_ctx *x, hp_env e, int alg, double bytes);
 
+/* Largest factor between a measured MPI_Ibcast and its fitted model for the fit to be used. */
+#define IB_FIT 1.5
+
 /* MPI_Ibcast's shape and level from m->ibcast (model.c's header); ib_alg 0 (the calibrated
- * blocking native broadcast stands in) when nothing was measured. Needs x's links. */
+ * blocking native broadcast stands in) when nothing was measured or no shape fits. Needs x's
+ * links. */
 static void ibcast_fit(hp_ctx *x, const hplan_machine *m) {
   x->ib_alg = 0, x->ib_kappa = 1.0;
   if (m->P < 2) return;
@@ -275,9 +282,12 @@ static void ibcast_fit(hp_ctx *x, const hplan_machine *m) {
     }
     if (n == 0) return;
     mean /= n;
-    double spread = 0;
-    for (int i = 0; i < n; i++) spread += (lr[i] - mean) * (lr[i] - mean);
-    if (spread < best - 1e-3) { /* ties (one size measured): the first, native */
+    double spread = 0, worst = 0;
+    for (int i = 0; i < n; i++)
+      spread += (lr[i] - mean) * (lr[i] - mean), worst = fmax(worst, fabs(lr[i] - mean));
+    /* a shape that misses a measurement by more than IB_FIT is no fit; ties (one size measured):
+     * the first, native */
+    if (worst <= log(IB_FIT) && spread < best - 1e-3) {
       best = spread;
       x->ib_alg = shapes[a];
       x->ib_kappa = clampd(exp(mean), 0.1, 5.0);
