@@ -4,6 +4,7 @@
  *            [--P P] [--nodes K] [--rpn R] [--threads T] [--grid MxN] [--nb B] [--top 10]
  *            [--machine FILE] [--probe] [--save] [--show] [--intra A,B] [--inter A,B]
  *            [--pairwise] [--relabel G] [--algs summa,hsumma,3d,reduce]
+ *            [--bcast native|flat|binomial|pipeline|scatter_allgather]
  *
  * The machine model comes from FILE (default: HLA_MACHINE_FILE, else ~/.cache/hla/machine.json;
  * the entry of this host, preferring the one measured with --P ranks, else any), or from a fresh
@@ -12,7 +13,8 @@
  * to plan for a network that is not at hand. The target: P ranks (default: the model's) on
  * --nodes nodes (default: the model's when P is its P, else one rank per core); with --nodes
  * and no --P, every ranks-per-node / threads-per-rank split of the cores is tried. --grid and --nb
- * fix the grid and block size; --algs limits the multiply to the algorithms named. --pairwise runs
+ * fix the grid and block size; --algs limits the multiply to the algorithms named, --bcast fixes
+ * its panel broadcasts (hla_opts.bcast.alg; default: MPI_Ibcast, overlapped). --pairwise runs
  * the pairwise benchmark on the ranks this runs on and prints the latency and bandwidth matrices;
  * --relabel G then relabels them into G subsets (Kernighan-Lin) and prints the rank order for
  * hbsp_reorder.
@@ -26,7 +28,8 @@
 typedef struct {
   int op; /* 1 mm, 2 lu, 3 both */
   int64_t m, n, k;
-  int nrhs, P, nodes, rpn, threads, M, N, nb, top, probe, save, show, pairwise, relabel, algs;
+  int nrhs, P, nodes, rpn, threads, M, N, nb, top, probe, save, show, pairwise, relabel, algs,
+      bcast;
   const char *file;
   int have_intra, have_inter;
   hplan_link intra, inter;
@@ -38,7 +41,8 @@ static void usage(void) {
       "usage: hla-plan [--op mm|lu|both] [--n N] [--m M] [--k K] [--nrhs R] [--P P]\n"
       "                [--nodes K] [--rpn R] [--threads T] [--grid MxN] [--nb B] [--top 10]\n"
       "                [--machine FILE] [--probe] [--save] [--show] [--intra A,B]\n"
-      "                [--inter A,B] [--pairwise] [--relabel G] [--algs summa,hsumma,3d,reduce]\n");
+      "                [--inter A,B] [--pairwise] [--relabel G] [--algs summa,hsumma,3d,reduce]\n"
+      "                [--bcast native|flat|binomial|pipeline|scatter_allgather]\n");
 }
 
 static int parse(int argc, char **argv, topts *o) {
@@ -113,6 +117,13 @@ static int parse(int argc, char **argv, topts *o) {
         o->algs |= 1 << (HLA_MM_SUMMA + k);
         p += len + (p[len] == ',');
       }
+    } else if (!strcmp(a, "--bcast")) { /* the multiply's panel broadcasts (hbsp_alg) */
+      NEXT();
+      const char *names[] = {"native", "flat", "binomial", "pipeline", "scatter_allgather"};
+      int k = 0;
+      while (k < 5 && strcmp(v, names[k])) k++;
+      if (k == 5) return -1;
+      o->bcast = HBSP_NATIVE + k;
     } else if (!strcmp(a, "--probe")) {
       o->probe = 1;
     } else if (!strcmp(a, "--save")) {
@@ -256,6 +267,7 @@ int main(int argc, char **argv) {
     t.P = o.P, t.nodes = o.nodes, t.ranks_per_node = o.rpn, t.threads = o.threads;
     t.M = o.M, t.N = o.N, t.mb = t.nb = o.nb, t.nrhs = o.nrhs;
     if (o.op == 1) t.algs = o.algs;
+    t.bcast = o.bcast;
     hplan_ranking *r = malloc(sizeof *r);
     if (r && (o.op & 1)) {
       int e = hplan_matmul_rank(&m, o.m, o.n, o.k, &t, r);

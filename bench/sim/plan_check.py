@@ -5,7 +5,8 @@
 
 MACHINE.json is a machine model that hplan_probe measured under smpirun on the simulated platform
 (bench/sim/probe_roundtrip.sh); RESULTS.txt are outputs of bench/sim/summa_hsumma.sh on that
-platform. For every simulated multiply (P, n, b, G as I x J groups) it asks hla-plan for the
+platform. For every simulated multiply (P, n, b, G as I x J groups, and the panel broadcast:
+MPI's, or the library's algorithm that the results file names) it asks hla-plan for the
 prediction of that same configuration (grid sqrt P x sqrt P, blocks and panels b, outer block b,
 4 ranks a node as the BG/P-like platform places them) twice: with the model's end-to-end
 calibration (mm_cal, measured by the probe at order 2048) and without it (mm_cal = 0), and prints
@@ -30,7 +31,7 @@ tmp.close()
 rpn = model["machines"][0]["ranks_per_node"]
 
 
-def predict(path, P, n, b):
+def predict(path, P, n, b, bcast):
     """hla-plan's rankings (SUMMA, then HSUMMA) on the fixed grid and blocks: {(I, J): seconds},
     (1, 1) for SUMMA. A ranking keeps its best 48 candidates: a configuration it does not keep
     has no prediction here."""
@@ -39,7 +40,8 @@ def predict(path, P, n, b):
     for alg in ("summa", "hsumma"):
         out += subprocess.run([tool, "--machine", path, "--op", "mm", "--n", str(n), "--P", str(P),
                                "--nodes", str(P // rpn), "--grid", f"{s}x{s}", "--nb", str(b),
-                               "--algs", alg, "--top", "48"],
+                               "--algs", alg, "--top", "48"] +
+                              (["--bcast", bcast] if bcast != "native" else []),
                               capture_output=True, text=True, check=True).stdout
     got = {}
     for line in out.splitlines():
@@ -67,8 +69,8 @@ for res in results:
     sims = [r for r in sims if r.get("alg") != "3d"]
     if not sims:
         continue
-    P, n, b = sims[0]["P"], sims[0]["n"], sims[0]["b"]
-    cal, nocal = predict(machine, P, n, b), predict(tmp.name, P, n, b)
+    P, n, b, bc = sims[0]["P"], sims[0]["n"], sims[0]["b"], sims[0].get("bcast", "native")
+    cal, nocal = predict(machine, P, n, b, bc), predict(tmp.name, P, n, b, bc)
     rows = []
     for r in sims:
         I, J = (int(x) for x in r["groups"].split("x"))

@@ -263,6 +263,8 @@ typedef struct {
   int nrhs;            /* LU: right-hand sides solved after the factorisation (0: none) */
   int algs;            /* bit mask of hla_mm_alg (1 << alg) or hla_lu_alg the planner may use; 0:
                           all */
+  int bcast;           /* multiply: the panel broadcasts' hbsp_alg; 0 (HBSP_AUTO): MPI_Ibcast,
+                          overlapped, the only one the planner picks by itself */
 } hplan_target;
 
 /** One candidate plan: everything needed to run it, and its predicted time. */

@@ -120,7 +120,7 @@ static void mm_grid(const hp_ctx *x, const hplan_target *t, hp_mm c, double boun
     bs[0] = (int)kk, nbs = 1;
   else if (2 * b0 > kk)
     nbs = 1;
-  c.bcast_alg = HBSP_AUTO;
+  c.bcast_alg = t->bcast;
   hplan_cand out;
   if (c.M * c.N == 1) {
     c.alg = HLA_MM_SUMMA, c.b = bs[0], c.Mo = bs[0];
