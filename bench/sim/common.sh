@@ -56,7 +56,7 @@ sim_run() {
     --cfg=smpi/host-speed:${plat_speed}Gf --cfg=smpi/simulate-computation:no \
     --cfg=smpi/shared-malloc:global --cfg=smpi/shared-malloc-blocksize:67108864 \
     --cfg=smpi/allgather:mpich --log=smpi_colls.thres:warning ${SIM_CFG:-} "$@" 2>&1 |
-    grep --line-buffered -vE '^\[|^$' # a run stopped early keeps the points it finished
+    grep --line-buffered -vE '^\[|^$' || true # a run stopped early keeps the points it finished
   kill $sampler
   echo "{\"bench\":\"$(basename "$1")_simulator\",\"P\":$P,\"wall_seconds\":$(($(date +%s) - start)),\"memory_used_mib\":$(((before - $(sort -n "$dir/mem" | head -1)) / 1024))}"
 }

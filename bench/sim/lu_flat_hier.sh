@@ -10,7 +10,7 @@
 # CASES: flat (HLA_LU_FLAT), hier (HLA_LU_HIER, groups by node: the library's choice) and IxJ
 # (HLA_LU_HIER with I x J groups); the grid is the most square M x N unless given.
 # PLATFORM (default bgp): the machine, bench/sim/common.sh. Needs build-smpi (scripts/sim.sh, or
-# BUILD). Writes bench/results/sim/lu_P<P>_n<N>[_fattree|_slowtop].txt: per case a line with the
+# BUILD). Writes bench/results/sim/lu_P<P>_n<N>[_MxN][_fattree|_slowtop].txt: per case a line with the
 # simulated time, the rate and the phases of the slowest rank, and a JSON line; then the
 # simulator's wall time and the memory it took.
 set -euo pipefail
@@ -21,7 +21,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . bench/sim/common.sh
 sim_platform "$P" "$tmp"
-out=bench/results/sim/lu_P${P}_n${n}${plat_suffix}
+out=bench/results/sim/lu_P${P}_n${n}${grid:+_$grid}${plat_suffix}
 mkdir -p bench/results/sim
 {
   echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }bench/sim/lu_flat_hier.sh $*"

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Experiment 2's peer: HPL itself (the HPL of hpcc 1.5.0, Debian's source package) built with
+# smpicc and run in the simulation's model mode on the same platforms as bench/sim/lu_flat_hier.sh:
+# its BLAS charge their operation counts to the simulated clock as hla's kernels do
+# (bench/sim/hpl/fake_blas.c says how), its matrix is real memory.
+#
+#   [PLATFORM=bgp|fattree|slowtop] bench/sim/hpl.sh P N NB PxQ[,PxQ...]
+#
+# HPL's parameters are Debian's template's (/usr/share/doc/hpcc/examples/_hpccinf.txt, else the
+# same values written here): right-looking panel factorisation with Crout recursion (NBMIN 4,
+# NDIV 2), the 1-ring modified broadcast, look-ahead depth 1, the mixed swap (threshold 64),
+# row-major process mapping. Builds once into HPL_BUILD (default build-smpi/hpl) from the orig
+# tarball HPCC_ORIG, else from `apt-get source --download-only hpcc` (which needs a deb-src line
+# in apt's sources). Writes bench/results/sim/hpl_P<P>_n<N>[_platform].txt: per grid one line
+# and one JSON line (HPL's own time and Gflop/s), then the simulator's wall time and memory.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+P=$1 n=$2 nb=$3 grids=$4
+hb=${HPL_BUILD:-build-smpi/hpl}
+mkdir -p "$hb"
+hb=$(cd "$hb" && pwd)
+if [ ! -x "$hb/xhpl" ]; then
+  orig=${HPCC_ORIG:-}
+  if [ -z "$orig" ]; then
+    (cd "$hb" && apt-get source --download-only hpcc > /dev/null 2>&1 || true)
+    orig=$(ls "$hb"/hpcc_*.orig.tar.gz 2>/dev/null | head -1)
+    [ -n "$orig" ] || { echo "bench/sim/hpl.sh: no hpcc source (add a deb-src line, or HPCC_ORIG=)" >&2; exit 2; }
+  fi
+  rm -rf "$hb/src" && mkdir -p "$hb/src" && tar xzf "$orig" -C "$hb/src"
+  top=$(ls -d "$hb"/src/hpcc-*/hpl)
+  cp bench/sim/hpl/Make.smpi "$top/"
+  make -C "$top" arch=smpi TOPdir="$top" > "$hb/make.log" 2>&1 || { tail -20 "$hb/make.log"; exit 1; }
+  smpicc -O2 -w -DHPL_CALL_CBLAS -I"$top/include" -I"$top/include/smpi" bench/sim/hpl/main.c \
+    bench/sim/hpl/fake_blas.c "$top/lib/smpi/libhpl.a" -lm -o "$hb/xhpl"
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+. bench/sim/common.sh
+sim_platform "$P" "$tmp"
+ps=() qs=()
+IFS=, read -r -a gl <<<"$grids"
+for g in "${gl[@]}"; do ps+=("${g%x*}") qs+=("${g#*x}"); done
+{
+  printf 'HPLinpack benchmark input file\nbench/sim/hpl.sh\nHPL.out      output file name\n8            device out\n'
+  printf '1            # of problems sizes (N)\n%s         Ns\n1            # of NBs\n%s           NBs\n' "$n" "$nb"
+  printf '0            PMAP process mapping (0=Row-,1=Column-major)\n%s            # of process grids (P x Q)\n' "${#gl[@]}"
+  printf '%s            Ps\n%s            Qs\n' "${ps[*]}" "${qs[*]}"
+  printf '16.0         threshold\n1            # of panel fact\n2            PFACTs\n1            # of recursive stopping criterium\n4            NBMINs\n'
+  printf '1            # of panels in recursion\n2            NDIVs\n1            # of recursive panel fact.\n1            RFACTs\n'
+  printf '1            # of broadcast\n1            BCASTs\n1            # of lookahead depth\n1            DEPTHs\n'
+  printf '2            SWAP\n64           swapping threshold\n0            L1\n0            U\n1            Equilibration\n8            memory alignment\n'
+} > "$tmp/hpccinf.txt"
+out=bench/results/sim/hpl_P${P}_n${n}${plat_suffix}
+mkdir -p bench/results/sim
+{
+  echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }bench/sim/hpl.sh $*"
+  (cd "$tmp" && sim_run "$P" "$tmp" "$hb/xhpl")
+  # seconds from HPL's Gflop/s and its flop count: more digits than its table's time
+  awk -v P="$P" '/^W[RC][0-9A-Z]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ /{
+      n = $2; s = (2.0 / 3.0 * n * n * n + 1.5 * n * n) / ($7 * 1e9)
+      printf "hpl_sim P=%d n=%d nb=%d grid=%dx%d seconds=%.4f gflops=%.3f\n", P, n, $3, $4, $5, s, $7
+      printf "{\"bench\":\"hpl_sim\",\"P\":%d,\"n\":%d,\"nb\":%d,\"grid\":\"%dx%d\",\"seconds\":%.6g,\"gflops\":%.6g}\n", P, n, $3, $4, $5, s, $7
+    }' "$tmp/hpccoutf.txt"
+} | tee "$out.txt"
