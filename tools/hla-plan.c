@@ -14,7 +14,8 @@
  * --nodes nodes (default: the model's when P is its P, else one rank per core); with --nodes
  * and no --P, every ranks-per-node / threads-per-rank split of the cores is tried. --grid and --nb
  * fix the grid and block size; --algs limits the multiply to the algorithms named, --bcast fixes
- * its panel broadcasts (hla_opts.bcast.alg; default: MPI_Ibcast, overlapped). --pairwise runs
+ * the broadcasts of the multiply's panels and of the LU (hla_opts.bcast.alg; default: the
+ * multiply's MPI_Ibcast, overlapped, and the LU's own choice). --pairwise runs
  * the pairwise benchmark on the ranks this runs on and prints the latency and bandwidth matrices;
  * --relabel G then relabels them into G subsets (Kernighan-Lin) and prints the rank order for
  * hbsp_reorder.

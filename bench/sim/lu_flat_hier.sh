@@ -4,26 +4,28 @@
 # the platform's speed, the pivots are pseudo-random rows below the diagonal so that the rows
 # still travel; src/kernels/sim.c).
 #
-#   [PLATFORM=bgp|fattree|slowtop] bench/sim/lu_flat_hier.sh P N NB CASES [MxN]
+#   [PLATFORM=bgp|fattree|slowtop] bench/sim/lu_flat_hier.sh P N NB CASES [MxN [BCAST]]
 #                                                      e.g. 1024 16384 128 flat,hier,4x4
 #
 # CASES: flat (HLA_LU_FLAT), hier (HLA_LU_HIER, groups by node: the library's choice) and IxJ
-# (HLA_LU_HIER with I x J groups); the grid is the most square M x N unless given.
+# (HLA_LU_HIER with I x J groups); the grid is the most square M x N unless given. BCAST
+# (native, flat, binomial, pipeline, scatter_allgather) fixes the LU's broadcasts (hla_opts.bcast;
+# default: the library's choice).
 # PLATFORM (default bgp): the machine, bench/sim/common.sh. Needs build-smpi (scripts/sim.sh, or
-# BUILD). Writes bench/results/sim/lu_P<P>_n<N>[_MxN][_fattree|_slowtop].txt: per case a line with the
+# BUILD). Writes bench/results/sim/lu_P<P>_n<N>[_MxN][_BCAST][_fattree|_slowtop].txt: per case a line with the
 # simulated time, the rate and the phases of the slowest rank, and a JSON line; then the
 # simulator's wall time and the memory it took.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-P=$1 n=$2 nb=$3 cases=$4 grid=${5:-}
+P=$1 n=$2 nb=$3 cases=$4 grid=${5:-} bcast=${6:-}
 build=${BUILD:-build-smpi}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . bench/sim/common.sh
 sim_platform "$P" "$tmp"
-out=bench/results/sim/lu_P${P}_n${n}${grid:+_$grid}${plat_suffix}
+out=bench/results/sim/lu_P${P}_n${n}${grid:+_$grid}${bcast:+_$bcast}${plat_suffix}
 mkdir -p bench/results/sim
 {
   echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }bench/sim/lu_flat_hier.sh $*"
-  sim_run "$P" "$tmp" "$build/sim_lu" --n "$n" --nb "$nb" --cases "$cases" ${grid:+--grid "$grid"} --speed "${plat_speed}e9"
+  sim_run "$P" "$tmp" "$build/sim_lu" --n "$n" --nb "$nb" --cases "$cases" ${grid:+--grid "$grid"} ${bcast:+--bcast "$bcast"} --speed "${plat_speed}e9"
 } | tee "$out.txt"

@@ -5,6 +5,7 @@
  *
  *   HLA_SIM=model smpirun -np P -platform PLATFORM.xml -hostfile PLATFORM.hosts \
  *     build-smpi/sim_lu --n 32768 --nb 128 --cases flat,hier,4x8 [--grid MxN] [--speed 3.4e9]
+ *       [--bcast auto|native|flat|binomial|pipeline|scatter_allgather]
  *
  * on an M x N grid (default: the most square with M <= N), P A = L U with an n x n matrix in
  * nb x nb blocks. A case is `flat` (HLA_LU_FLAT), `hier` (HLA_LU_HIER with the library's own
@@ -23,7 +24,7 @@ int main(int argc, char **argv) {
   int64_t n = 8192;
   int nb = 128, M = 0, N = 0;
   double speed = 3.4e9;
-  char cases[256] = "flat,hier";
+  char cases[256] = "flat,hier", bcast[32] = "auto";
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!strcmp(argv[i], "--n"))
       n = atoll(argv[i + 1]);
@@ -35,7 +36,13 @@ int main(int argc, char **argv) {
       sscanf(argv[i + 1], "%dx%d", &M, &N);
     else if (!strcmp(argv[i], "--cases"))
       snprintf(cases, sizeof cases, "%s", argv[i + 1]);
+    else if (!strcmp(argv[i], "--bcast"))
+      snprintf(bcast, sizeof bcast, "%s", argv[i + 1]);
   }
+  static const char *const algs[] = {"auto",     "native",   "flat",
+                                     "binomial", "pipeline", "scatter_allgather"};
+  int ibc = 0;
+  while (ibc < 6 && strcmp(bcast, algs[ibc])) ibc++;
   int P, me;
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
@@ -47,6 +54,11 @@ int main(int argc, char **argv) {
   hbsp_env world;
   hgrid g;
   hmat A;
+  if (ibc == 6) {
+    if (me == 0)
+      fprintf(stderr, "sim_lu: --bcast %s is not one of auto, native, flat, ...\n", bcast);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
   if (M * N != P || hbsp_init(MPI_COMM_WORLD, &world) != HLA_OK ||
       hgrid_create(world, M, N, &g) != HLA_OK || hmat_create(g, n, n, nb, nb, &A) != HLA_OK) {
     if (me == 0)
@@ -63,6 +75,7 @@ int main(int argc, char **argv) {
     hla_report rep;
     memset(&rep, 0, sizeof rep);
     o.report = &rep;
+    o.bcast.alg = (hbsp_alg)(HBSP_AUTO + ibc);
     int I = 0, J = 0;
     if (!strcmp(tok, "flat"))
       o.lu_alg = HLA_LU_FLAT;
@@ -99,19 +112,20 @@ int main(int argc, char **argv) {
       continue;
     }
     const char *alg = rep.lu_alg == HLA_LU_HIER ? "hier" : "flat";
-    printf("P=%d n=%lld nb=%d grid=%dx%d case=%s alg=%s groups=%dx%d lookahead=%d seconds=%.4f "
-           "gflops=%.1f compute=%.4f comm=%.4f\n",
-           P, (long long)n, nb, M, N, tok, alg, rep.groups_row, rep.groups_col, rep.lookahead, tmax,
-           flops / tmax * 1e-9, compute, tmax - compute);
+    printf("P=%d n=%lld nb=%d grid=%dx%d case=%s alg=%s groups=%dx%d lookahead=%d bcast=%s "
+           "seconds=%.4f gflops=%.1f compute=%.4f comm=%.4f\n",
+           P, (long long)n, nb, M, N, tok, alg, rep.groups_row, rep.groups_col, rep.lookahead,
+           bcast, tmax, flops / tmax * 1e-9, compute, tmax - compute);
     printf("  phases (s, max over ranks): panel %.3f L %.3f swaps %.3f U %.3f update %.3f\n",
            phmax[0], phmax[1], phmax[2], phmax[3], phmax[4]);
     printf("{\"bench\":\"sim_lu\",\"P\":%d,\"n\":%lld,\"nb\":%d,\"grid\":\"%dx%d\",\"case\":\"%s\","
-           "\"alg\":\"%s\",\"groups\":\"%dx%d\",\"lookahead\":%d,\"seconds\":%.6g,\"gflops\":%.6g,"
+           "\"alg\":\"%s\",\"groups\":\"%dx%d\",\"lookahead\":%d,\"bcast\":\"%s\",\"seconds\":%.6g,"
+           "\"gflops\":%.6g,"
            "\"compute\":%.6g,\"comm\":%.6g,\"t_panel\":%.4g,\"t_lwait\":%.4g,\"t_swap\":%.4g,"
            "\"t_u\":%.4g,\"t_update\":%.4g}\n",
-           P, (long long)n, nb, M, N, tok, alg, rep.groups_row, rep.groups_col, rep.lookahead, tmax,
-           flops / tmax * 1e-9, compute, tmax - compute, phmax[0], phmax[1], phmax[2], phmax[3],
-           phmax[4]);
+           P, (long long)n, nb, M, N, tok, alg, rep.groups_row, rep.groups_col, rep.lookahead,
+           bcast, tmax, flops / tmax * 1e-9, compute, tmax - compute, phmax[0], phmax[1], phmax[2],
+           phmax[3], phmax[4]);
     fflush(stdout);
   }
   free(ipiv);

@@ -263,8 +263,9 @@ typedef struct {
   int nrhs;            /* LU: right-hand sides solved after the factorisation (0: none) */
   int algs;            /* bit mask of hla_mm_alg (1 << alg) or hla_lu_alg the planner may use; 0:
                           all */
-  int bcast;           /* multiply: the panel broadcasts' hbsp_alg; 0 (HBSP_AUTO): MPI_Ibcast,
-                          overlapped, the only one the planner picks by itself */
+  int bcast;           /* hbsp_alg of the multiply's panel broadcasts and the LU's broadcasts
+                          (hla_opts.bcast.alg); 0 (HBSP_AUTO, the only one the planner picks by
+                          itself): the multiply's MPI_Ibcast, overlapped, the LU's own choice */
 } hplan_target;
 
 /** One candidate plan: everything needed to run it, and its predicted time. */

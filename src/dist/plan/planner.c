@@ -263,7 +263,7 @@ int hplan_lu_rank(const hplan_machine *mach, int64_t n, const hplan_target *tin,
           if (!alg_ok(t, a)) continue;
           if (a == HLA_LU_HIER && !hier_differs(&x, M, N)) continue;
           for (int la = 1; la >= 0; la--) {
-            hp_lu c = {n, M, N, nb, a, la, HBSP_AUTO, t->nrhs};
+            hp_lu c = {n, M, N, nb, a, la, t->bcast, t->nrhs};
             hplan_cand out;
             lu_eval(&x, &c, &out);
             keep(r, &out);
