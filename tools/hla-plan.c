@@ -164,6 +164,8 @@ static void show_machine(const hplan_machine *m) {
   const char *an[6] = {"", "native", "flat", "binomial", "pipeline", "sag"};
   for (int a = 1; a < 6; a++)
     printf(" %s %.3g/%.3g/%.3g", an[a], m->bcast[a][0], m->bcast[a][1], m->bcast[a][2]);
+  printf("\n  MPI_Ibcast of 1 MiB (world / all rows / all columns): %.3g / %.3g / %.3g s",
+         m->ibcast[HPLAN_IB_WORLD], m->ibcast[HPLAN_IB_ROWS], m->ibcast[HPLAN_IB_COLS]);
   printf("\n  overlap of a broadcast behind a dgemm: %.2f; a collective after computing: +%.3g s\n",
          m->overlap, m->sync_load);
   printf("  calibration (measured / modelled): LU %.3f, multiply %.3f\n", m->lu_cal, m->mm_cal);
