@@ -564,6 +564,12 @@ int hbsp_barrier(hbsp_env env) {
 
 int hbsp_idle_barrier(hbsp_env env) {
   if (!env) return HLA_ERR_ARG;
+#ifdef HLA_SMPI
+  /* SimGrid 3.32's MPI_Ibarrier is no barrier (rank 0 answers each rank as soon as that one
+   * arrives; smpi_nbc_impl.cpp), and its ranks are threads that never spin: block instead. */
+  HBSP_MPI(env, MPI_Barrier(hbsp_comm(env)));
+  return HLA_OK;
+#endif
   MPI_Request r;
   int done = 0;
   HBSP_MPI(env, MPI_Ibarrier(hbsp_comm(env), &r));

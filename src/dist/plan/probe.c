@@ -109,6 +109,9 @@ int hplan_timed(MPI_Comm comm, int active, int sleepy, hplan_probe_fn fn, hplan_
   double t[REPS_MAX];
   int n = 0, err = HLA_OK;
   *med = 0;
+#ifdef HLA_SMPI
+  sleepy = 0; /* SMPI's ranks never spin, and its MPI_Ibarrier is no barrier (bsp/sync.c) */
+#endif
   if (inner < 1) inner = 1;
   for (int rep = -1; rep < REPS_MAX; rep++) {
     if (active && prep && err == HLA_OK) err = prep(arg);
