@@ -2,7 +2,8 @@
 # Build hla and run the whole test suite (every test at its process counts), then the
 # AddressSanitizer + UndefinedBehaviorSanitizer build at P = 2 and 4, then a build with MPICH
 # instead of Open MPI at P = 1 and 2 (one test at a time: MPICH's ranks spin while they wait, so
-# two tests at once would oversubscribe the cores).
+# two tests at once would oversubscribe the cores); and, where SimGrid is installed, the tests under
+# smpirun (scripts/sim.sh).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/scripts/env.sh"
@@ -13,3 +14,4 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 HLA_EXTRA_PKGS="mpich libmpich-dev" "$here/scripts/setup.sh" "$here/build-mpich" \
   -DMPI_C_COMPILER=/usr/bin/mpicc.mpich -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich -DHLA_BUILD_BENCH=OFF
 (cd "$here/build-mpich" && ctest --output-on-failure -R '\.np(1|2)$|\.nompi$|install_check')
+if command -v smpicc > /dev/null; then bash "$here/scripts/sim.sh"; fi

@@ -51,11 +51,20 @@ sim_run() {
   # its network solver takes O(P^4) to simulate (the LU's node groups, one allgather over all
   # ranks, took 17 s at 128 ranks and did not end in 10 minutes at 256); MPICH's choice (recursive
   # doubling, Bruck or a ring, by size) is what a real MPI does and simulates in seconds.
+  # The same holds for SimGrid's default reduce, allreduce (a reduce, then a broadcast), gather and
+  # barrier: flat, each a waitall over P requests at rank 0, which its kernel takes about P^3 to
+  # simulate (one MPI_Allreduce over 4,096 ranks: 32 s of the simulator's time; one MPI_Barrier
+  # 15 s). Binomial trees take 0.4 and 0.3 s there, and simulated times move by under 1 %.
+  # smpi/privatization:no: hla has no global state that differs between ranks (src/kernels/sim.c's
+  # switch is the same on all), and copying the program's data segment for each of 4,096 ranks
+  # costs more than the rest of the set-up.
   # smpi_colls at warning: SimGrid's default allreduce logs a line per call on small communicators.
   HLA_SIM=model HLA_PLAN=off smpirun -np "$P" -platform "$dir/plat.xml" -hostfile "$dir/plat.hosts" \
     --cfg=smpi/host-speed:${plat_speed}Gf --cfg=smpi/simulate-computation:no \
     --cfg=smpi/shared-malloc:global --cfg=smpi/shared-malloc-blocksize:67108864 \
-    --cfg=smpi/allgather:mpich --log=smpi_colls.thres:warning ${SIM_CFG:-} "$@" 2>&1 |
+    --cfg=smpi/allgather:mpich --cfg=smpi/allreduce:redbcast --cfg=smpi/reduce:binomial \
+    --cfg=smpi/gather:ompi_binomial --cfg=smpi/barrier:ompi_tree --cfg=smpi/privatization:no \
+    --log=smpi_colls.thres:warning ${SIM_CFG:-} "$@" 2>&1 |
     grep --line-buffered -vE '^\[|^$' || true # a run stopped early keeps the points it finished
   kill $sampler
   echo "{\"bench\":\"$(basename "$1")_simulator\",\"P\":$P,\"wall_seconds\":$(($(date +%s) - start)),\"memory_used_mib\":$(((before - $(sort -n "$dir/mem" | head -1)) / 1024))}"

@@ -55,7 +55,8 @@ out=bench/results/sim/hpl_P${P}_n${n}${plat_suffix}
 mkdir -p bench/results/sim
 {
   echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }bench/sim/hpl.sh $*"
-  (cd "$tmp" && sim_run "$P" "$tmp" "$hb/xhpl")
+  # HPL keeps state in globals (its random generator's), so each rank needs its own copy of them
+  (cd "$tmp" && SIM_CFG="--cfg=smpi/privatization:yes ${SIM_CFG:-}" sim_run "$P" "$tmp" "$hb/xhpl")
   # seconds from HPL's Gflop/s and its flop count: more digits than its table's time
   awk -v P="$P" '/^W[RC][0-9A-Z]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ /{
       n = $2; s = (2.0 / 3.0 * n * n * n + 1.5 * n * n) / ($7 * 1e9)
