@@ -325,7 +325,7 @@ static int comm_split(MPI_Comm comm, int color, int key, MPI_Comm *out) {
 }
 
 /* Split with an MPI colour (rc: this rank's verdict on the arguments; a rank with bad ones takes
- * part with MPI_UNDEFINED); name is the child's suffix. One MPI_Comm_split and one agreement. */
+ * part with MPI_UNDEFINED); name is the child's suffix. One comm_split and one agreement. */
 static int split_named(hbsp_env parent, int rc, int color, int key, hbsp_env *child,
                        const char *name) {
   MPI_Comm c;
