@@ -16,9 +16,9 @@
 # the simulator's wall time and the memory it took; and, where gnuplot is installed, a .png of the
 # time and the communication time against G (bench/sim/plot.sh). What it costs on a 2-core
 # machine (SimGrid 3.32): P = 1,024 at n = 16384, five values of G, 4-5 minutes and 0.8-0.9 GiB
-# on each platform; P = 4,096 at n = 16384, 4-6 minutes and 1.5 GiB for each HSUMMA, while SUMMA
-# there (flat MPI_Ibcast over 64 ranks) did not finish in an hour: SimGrid's max-min solver over
-# the torus's shared links takes the time.
+# on each platform; P = 4,096 at n = 16384, 4-6 minutes and 1.5 GiB for HSUMMA with G = 16 to 256
+# (43 minutes with G = 1024), while SUMMA there (flat MPI_Ibcast over 64 ranks) did not finish in
+# 88 minutes: SimGrid's max-min solver over the torus's shared links takes the time.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 P=$1 n=$2 b=$3 groups=$4 bcast=${5:-native}
