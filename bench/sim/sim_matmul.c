@@ -4,17 +4,17 @@
  *
  *   HLA_SIM=model smpirun -np P -platform bench/platforms/bgp_like.xml \
  *     -hostfile bench/platforms/bgp_like.hosts build-smpi/sim_matmul --n 65536 --b 256 \
- *     --groups 1,4,16,64,c4 [--grid MxN] [--speed 3.4e9]
+ *     --groups 1,4,16,64,8x16,c4 [--grid MxN] [--speed 3.4e9]
  *     [--bcast native|binomial|scatter_allgather|pipeline]
  *
  * on a sqrt P x sqrt P grid (P a square) unless --grid, C := A B with n x n matrices in b x b
  * blocks, panels of b and an outer block of b (the source's b = M), G = 1 being SUMMA, G > 1
- * HSUMMA with G groups (I x J as square as the grid allows) and cK the 3D / 2.5D multiply with K
- * layers (HLA_MM_3D; K divides M or N). Per case one line and one JSON line on rank 0: the
- * simulated time of the multiply (the slowest rank's), its compute part 2 n^3 / (P speed) (speed:
- * the platform's flop/s per core, which the kernels are charged at) and the rest, the
- * communication that the computation did not hide. (The simulator's own wall time and memory are
- * measured outside, by bench/sim/summa_hsumma.sh: under SMPI the clocks a rank reads are
+ * HSUMMA with G groups (I x J as square as the grid allows; a token IxJ: exactly I x J groups) and
+ * cK the 3D / 2.5D multiply with K layers (HLA_MM_3D; K divides M or N). Per case one line and one
+ * JSON line on rank 0: the simulated time of the multiply (the slowest rank's), its compute part 2
+ * n^3 / (P speed) (speed: the platform's flop/s per core, which the kernels are charged at) and the
+ * rest, the communication that the computation did not hide. (The simulator's own wall time and
+ * memory are measured outside, by bench/sim/summa_hsumma.sh: under SMPI the clocks a rank reads are
  * simulated.) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,12 +68,14 @@ int main(int argc, char **argv) {
   const double compute = 2.0 * (double)n * (double)n * (double)n / ((double)P * speed);
   char *save = NULL; /* strtok_r: SMPI's ranks are threads of one process */
   for (char *tok = strtok_r(groups, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    const int c = tok[0] == 'c' ? atoi(tok + 1) : 0, G = c ? 1 : atoi(tok);
+    int c = tok[0] == 'c' ? atoi(tok + 1) : 0, G = c ? 1 : atoi(tok), gi = 0, gj = 0;
+    if (!c && sscanf(tok, "%dx%d", &gi, &gj) == 2) G = gi * gj;
     hla_opts o = HLA_OPTS_INIT;
     hla_report rep;
     o.report = &rep;
     o.mm_alg = c ? HLA_MM_3D : G > 1 ? HLA_MM_HSUMMA : HLA_MM_SUMMA;
     o.inner_block = b, o.outer_block = b, o.groups = G > 1 ? G : 0, o.replication = c;
+    o.groups_row = gi, o.groups_col = gj;
     o.bcast.alg = alg;
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
