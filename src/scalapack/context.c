@@ -24,7 +24,6 @@ static int grid_key = MPI_KEYVAL_INVALID;
 static int grid_delete(MPI_Comm comm, int key, void *val, void *extra) {
   (void)comm, (void)key, (void)extra;
   sl_grid *G = val;
-  if (G->lu != NULL) hgrid_free(&G->lu);
   hgrid_free(&G->g);
   hbsp_free(&G->env);
   free(G);
@@ -92,15 +91,5 @@ int sl_grid_get(int ctxt, sl_grid **out) {
     return code;
   }
   *out = G;
-  return HLA_OK;
-}
-
-int sl_lu_grid(sl_grid *G, hgrid *g) {
-  if (G->nprow <= G->npcol) {
-    *g = G->g;
-    return HLA_OK;
-  }
-  if (G->lu == NULL) HLA_CALL(hgrid_create(G->env, G->npcol, G->nprow, &G->lu));
-  *g = G->lu;
   return HLA_OK;
 }

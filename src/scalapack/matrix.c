@@ -125,14 +125,13 @@ int sl_mat_open(sl_grid *G, double *a, const sl_desc *d, int64_t i0, int64_t j0,
   const int plain = x->np == 1 && d->imb == d->mb && d->inb == d->nb && d->rsrc >= 0 &&
                     d->csrc >= 0 && (u->mb == 0 || u->mb == d->mb) &&
                     (u->nb == 0 || u->nb == d->nb);
-  const hgrid g = u->grid != NULL ? u->grid : G->g;
-  if (u->direct && whole && plain && g == G->g) {
+  if (u->direct && whole && plain) {
     x->work = x->p[0].h;
     x->in_place = d->rsrc == 0 && d->csrc == 0;
     return HLA_OK;
   }
   x->copy = 1;
-  int code = hmat_create(g, m, n, u->cmb, u->cnb, &x->work);
+  int code = hmat_create(G->g, m, n, u->cmb, u->cnb, &x->work);
   if (code == HLA_OK && u->read) code = copy_pieces(x, 1);
   if (code != HLA_OK) {
     hmat_free(&x->work);
