@@ -10,9 +10,10 @@
 #                        simulator's wall time and the memory it took.
 #
 # bgp: the Blue Gene/P-like torus (bench/platforms/bgp_like.sh, 4 cores of 3.4 Gflop/s a node;
-# P = 64, 256, 1024, 4096 or 16384). fattree: the full-bisection fat tree of 64-core nodes at
-# 35 Gflop/s a core (bench/platforms/fat_tree.sh P/64 1); slowtop: the same tree with 4:1
-# oversubscribed uplinks (fat_tree.sh P/64 4); P a power of two, at least 128.
+# P = 64, 256, 1024, 4096 or 16384; TORUS="X Y Z" with X Y Z = P/4 for other dimensions).
+# fattree: the full-bisection fat tree of 64-core nodes at 35 Gflop/s a core
+# (bench/platforms/fat_tree.sh P/64 1); slowtop: the same tree with 4:1 oversubscribed uplinks
+# (fat_tree.sh P/64 4); P a power of two, at least 128.
 
 sim_platform() {
   local P=$1 dir=$2 dims over=1
@@ -23,6 +24,7 @@ sim_platform() {
         16384) dims="16 16 16" ;;
         *) echo "bench/sim: P = 64, 256, 1024, 4096 or 16384 on bgp" >&2; return 2 ;;
       esac
+      dims=${TORUS:-$dims} # TORUS="X Y Z": another torus of P/4 nodes
       plat_gen="bench/platforms/bgp_like.sh $dims" plat_what="P/4 nodes of 4 cores, 3-D torus"
       plat_speed=3.4 plat_suffix= ;;
     fattree | slowtop)

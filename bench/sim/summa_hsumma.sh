@@ -36,7 +36,7 @@ case $groups in *x*) shapes=1 ;; esac # IxJ: several points may share a G, so no
 out=bench/results/sim/summa_hsumma_P${P}_n${n}${plat_suffix}${three_d}${5:+_$bcast}${GRID:+_$GRID}${TAG:+_$TAG}
 mkdir -p bench/results/sim
 {
-  echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }${TAG:+TAG=$TAG }${GRID:+GRID=$GRID }bench/sim/summa_hsumma.sh $*"
+  echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }${TORUS:+TORUS=\"$TORUS\" }${TAG:+TAG=$TAG }${GRID:+GRID=$GRID }bench/sim/summa_hsumma.sh $*"
   sim_run "$P" "$tmp" "$build/sim_matmul" --n "$n" --b "$b" --groups "$groups" ${GRID:+--grid "$GRID"} --bcast "$bcast" --speed "${plat_speed}e9"
 } | tee "$out.txt"
 if [ -z "$three_d$shapes" ] && command -v gnuplot > /dev/null; then bash bench/sim/plot.sh "$out.txt"; fi
