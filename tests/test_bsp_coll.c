@@ -460,6 +460,43 @@ static void test_internal(void) {
   CU_ASSERT_EQUAL(hbsp_free(&e), HLA_OK);
 }
 
+/* hbsp_coll_allreduce_rec with a combine in the manner of the LU's pivot search: the record with
+ * the largest key (ties to the lower rank) wins with its payload, and one rank's extra payload is
+ * carried along. Every rank ends with the same record, on every P (non-powers of two fold). */
+typedef struct {
+  int64_t key, rank, payload[3], has, extra[2];
+} rec_t;
+
+static void rec_max(void *inout, const void *in, void *arg) {
+  rec_t *a = inout;
+  const rec_t *b = in;
+  (*(int *)arg)++;
+  if (b->key > a->key || (b->key == a->key && b->rank < a->rank))
+    a->key = b->key, a->rank = b->rank, memcpy(a->payload, b->payload, sizeof a->payload);
+  if (b->has) a->has = 1, memcpy(a->extra, b->extra, sizeof a->extra);
+}
+
+static void test_allreduce_rec(void) {
+  hbsp_env e = ht_world();
+  const int P = hbsp_size(e), rank = hbsp_rank(e);
+  int ok = 1, calls = 0;
+  rec_t r = {(rank * 5) % 3, rank, {rank, -rank, 7 * rank}, rank == P / 2, {0, 0}}, ws;
+  if (r.has) r.extra[0] = 100 + rank, r.extra[1] = 200 + rank;
+  ok &= hbsp_coll_allreduce_rec(e, &r, &ws, sizeof r, rec_max, &calls) == HLA_OK;
+  int64_t best = -1, who = -1; /* the expected winner */
+  for (int q = 0; q < P; q++)
+    if ((q * 5) % 3 > best) best = (q * 5) % 3, who = q;
+  ok &= r.key == best && r.rank == who && r.payload[0] == who && r.payload[1] == -who &&
+        r.payload[2] == 7 * who;
+  ok &= r.has == 1 && r.extra[0] == 100 + P / 2 && r.extra[1] == 200 + P / 2;
+  /* log2 of the largest power of two <= P combines at most, plus one for a fold */
+  int steps = 0;
+  while ((2 << steps) <= P) steps++;
+  ok &= calls <= steps + 1;
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, ok));
+  CU_ASSERT_EQUAL(hbsp_free(&e), HLA_OK);
+}
+
 /* Many group counts on one environment (each cached), then freed: no leak, no hang. And G = P
  * is the base algorithm. */
 static void test_cache(void) {
@@ -479,5 +516,5 @@ static void test_cache(void) {
 void hla_test_register(void) {
   HT_SUITE("bsp_coll", test_bcast, test_reduce, test_allreduce, test_gather, test_scatter,
            test_allgather, test_types_ops, test_loc_ties, test_subenvs, test_errors, test_internal,
-           test_cache);
+           test_allreduce_rec, test_cache);
 }

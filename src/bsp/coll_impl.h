@@ -32,6 +32,18 @@ int hbsp_coll_scatter(hbsp_env env, const void *send, void *recv, size_t bytes, 
 int hbsp_coll_allgather(hbsp_env env, const void *send, void *recv, size_t bytes,
                         const hbsp_coll *how);
 
+/* inout := inout (+) in for two records of a reduction; both partners of a step compute it with
+ * the roles swapped, so it must give the same bits either way (and be associative): then every
+ * rank ends with the same record. */
+typedef void (*hbsp_rec_combine)(void *inout, const void *in, void *arg);
+/* Allreduce of one record of `bytes` (global) in rec (local contents) under f, by recursive
+ * doubling, the caller's ws (bytes) as the receive buffer: for records that no hbsp_op combines,
+ * such as HPL's pivot search that carries the winner's whole row (lu/panel.c). Collective over
+ * env. BSP cost: ceil(log2 P') (l + bytes g) + the combines, P' the largest power of two <= P,
+ * plus 2 (l + bytes g) where P is not one. */
+int hbsp_coll_allreduce_rec(hbsp_env env, void *rec, void *ws, size_t bytes, hbsp_rec_combine f,
+                            void *arg);
+
 /* What hbsp_coll_allreduce with these global arguments allocates (env's cache, the MPI objects,
  * the workspace), made now with no communication, so that the call inside a loop of subset
  * supersteps finds it (while the workspace stays within HBSP_COLL_WS_KEEP) and cannot fail on one

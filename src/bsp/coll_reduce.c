@@ -317,6 +317,39 @@ static int allreduce_doubling(const hbsp_coll_ctx *c, const char *send, char *re
   return v < 2 * R.r ? hbsp_coll_send(e, v + 1, recv, m) : HLA_OK;
 }
 
+/* Recursive doubling on one record under the caller's combine; see coll_impl.h. */
+static int allreduce_rec(hbsp_env e, char *rec, char *ws, size_t bytes, hbsp_rec_combine f,
+                         void *arg) {
+  rab R = rab_make(e->P, 1, 1);
+  int v = e->rank, nr;
+  if (v < 2 * R.r && v % 2) { /* folded away: hand over, get the result back at the end */
+    HLA_CALL(hbsp_coll_send(e, v - 1, rec, bytes));
+    return hbsp_coll_recv(e, v - 1, rec, bytes);
+  }
+  if (v < 2 * R.r) {
+    HLA_CALL(hbsp_coll_recv(e, v + 1, ws, bytes));
+    f(rec, ws, arg);
+    nr = v / 2;
+  } else {
+    nr = v - R.r;
+  }
+  for (int mask = 1; mask < R.P2; mask <<= 1) {
+    int partner = rab_v(&R, nr ^ mask);
+    HLA_CALL(hbsp_coll_sendrecv(e, partner, rec, bytes, partner, ws, bytes));
+    f(rec, ws, arg);
+  }
+  return v < 2 * R.r ? hbsp_coll_send(e, v + 1, rec, bytes) : HLA_OK;
+}
+
+int hbsp_coll_allreduce_rec(hbsp_env env, void *rec, void *ws, size_t bytes, hbsp_rec_combine f,
+                            void *arg) {
+  if (bytes == 0 || env->P == 1) return HLA_OK;
+  hbsp_prof_begin(env);
+  int rc = allreduce_rec(env, rec, ws, bytes, f, arg);
+  hbsp_prof_end(env, "allreduce");
+  return rc;
+}
+
 static int allreduce_rabenseifner(const hbsp_coll_ctx *c, const char *send, char *recv,
                                   size_t count, hbsp_type type, hbsp_op op) {
   hbsp_env e = c->env;

@@ -31,7 +31,8 @@
  * No global synchronisation inside the loop: only row and column environments (subset syncs).
  *
  * BSP cost per block step (flat; R = ceil((n - j0)/M) rows, C = ceil((n - j0)/N) columns):
- *   panel  jb (l_c + hlu_maxloc) (M <= HLU_PANEL_FUSE_MAX: jb allgathers of M (2 jb + 2) words)
+ *   panel  flat column: jb binary exchanges, log2 M (l_c + (2 jb + 3) g_c) (on a board: none);
+ *          two levels: jb (l_c + hlu_maxloc)
  *          + log2 jb broadcasts of <= jb^2/4 words + 2 R jb^2 flops on pc;
  *   L      R jb g_r + l_r (pipelined: about once, plus N - 2 segments; a tree: log2 N times);
  *          on the row's board (N > 2 on one node, look-ahead): R jb words written by pc, read in

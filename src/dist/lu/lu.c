@@ -273,7 +273,7 @@ int hlu_workspace(hlu_ctx *c, int factor, hmat B) {
   c->pboard = NULL;
   if (factor && c->M > 1 && c->M <= HLU_PANEL_FUSE_MAX && c->collv.local == NULL &&
       (c->howp == NULL || c->howp->alg == HBSP_AUTO))
-    ecol = hdist_col_board(c->g, (size_t)(2 * HREAL_WORD + 2 * nb) * sizeof(hreal), &c->pboard);
+    ecol = hdist_col_board(c->g, (size_t)HLU_REC_WORDS(nb) * sizeof(hreal), &c->pboard);
   HLA_CALL(erow);
   HLA_CALL(ecol);
   if (B != NULL && B->nloc > cols) cols = B->nloc;
@@ -287,7 +287,7 @@ int hlu_workspace(hlu_ctx *c, int factor, hmat B) {
                           factor && c->board == NULL ? lw : 0,
                           nb * cols > 1 ? nb * cols : 1,
                           factor ? nb * nb : 0,
-                          factor ? HLU_PBUF_WORDS(nb, c->M) : 1,
+                          factor ? HLU_PBUF_WORDS(nb) : 1,
                           factor ? 2 * nb * HREAL_WORD : 0,
                           iw * HREAL_WORD};
   const int64_t line = 64 / (int64_t)sizeof(hreal), hdr = (nb + 1) * HREAL_WORD;

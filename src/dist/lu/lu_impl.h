@@ -117,11 +117,16 @@ typedef struct {
   double tmark;          /* end of the last phase timed (hlu_phase) */
 } hlu_ctx;
 
-/* Entries of ctx->pbuf for a factorisation with nb x nb blocks on M process rows (panel.c: the
- * pivot row, a row message with its header word, U12, the pivot records). */
-#define HLU_PBUF_WORDS(nb, M)                                                                      \
-  (3 * ((int64_t)(nb) + HREAL_WORD) + (int64_t)(nb) * (nb) +                                       \
-   ((int64_t)(M) + 1) * (2 * HREAL_WORD + 2 * (int64_t)(nb)))
+/* A pivot record of the distributed panel (panel.c): the candidate's value and global row,
+ * whether it carries the old diagonal row (one 8-byte word each), the candidate row and the old
+ * diagonal row (jb entries each). */
+#define HLU_REC_HDR       (3 * HREAL_WORD)
+#define HLU_REC_WORDS(jb) (HLU_REC_HDR + 2 * (int64_t)(jb))
+
+/* Entries of ctx->pbuf for a factorisation with nb x nb blocks (panel.c: the pivot row, a row
+ * message with its header word, U12, two pivot records). */
+#define HLU_PBUF_WORDS(nb)                                                                         \
+  (3 * ((int64_t)(nb) + HREAL_WORD) + (int64_t)(nb) * (nb) + 2 * HLU_REC_WORDS(nb))
 
 /* Number of option fields (lu_alg ... swap) compared across ranks by hlu_opts_check. */
 #define HLU_NOPTS 9
@@ -347,9 +352,10 @@ int hlu_swap_left(hlu_ctx *ctx, const int64_t *ipiv);
 /* Factor the panel: global columns [j0, j0 + jb) and rows [j0, n) of ctx's matrix, in place on
  * the process column that owns it; ipiv[j0..j0+jb) and *info (first zero pivot, global, or -1) are
  * set on every rank of that column. Called by the ranks of that process column only.
- * Collective over ctx->collv.env. BSP cost: per column hlu_pivot + one superstep exchanging the
- * pivot row (h = M jb), or (flat, M <= HLU_PANEL_FUSE_MAX) one allgather of M (2 jb + 2) words
- * (on ctx->pboard: each rank posts its record and reads the others' in place, no message);
+ * Collective over ctx->collv.env. BSP cost: per column, on a flat column one binary exchange of
+ * log2 M steps of 2 jb + 3 words (on ctx->pboard: each rank posts its record and reads the others'
+ * in place, no message), on a two-level one hlu_pivot + one superstep exchanging the pivot row
+ * (h = M jb);
  * per recursion level a broadcast of the U12 block (<= jb^2/4 words), and
  * about 2 (n - j0) jb^2 / M flops; M = 1: the node-local recursive kernel, no communication. */
 int hlu_panel(hlu_ctx *ctx, int64_t j0, int jb, int64_t *ipiv, int64_t *info);

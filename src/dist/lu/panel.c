@@ -14,13 +14,21 @@
  *      whole panel width, so no interchange is left to apply inside the panel afterwards;
  *   3. scale the column below the diagonal by 1/pivot (divide when 1/pivot would overflow, as
  *      LAPACK); rank-1 update of the rest of the leaf with the pivot row.
- * Up to HLU_PANEL_FUSE_MAX process rows (flat column), 1 and 2 are one collective, as HPL's
- * binary-exchange pivoting: every rank contributes its candidate (value, row, the row's jb
- * entries) and pr the old diagonal row to one allgather (or, where the column lies on one node,
- * posts them on the column's board and reads the others' in place); every rank then picks the same
- * winner (hbsp_dloc_wins, the max-with-location's own rule), so the pivots and the bits do not
- * change. The arithmetic does not depend on how the collectives run (flat or two levels), so both
- * give the same bits; look-ahead only changes when the panel is factored. */
+ * On a flat column (one level), 1 and 2 are one collective, as HPL's pivoting (HPL_pdmxswp):
+ * every rank contributes a record of its candidate (value, row, the row's jb entries) and pr's
+ * also the old diagonal row, and every rank ends with the winner's (hbsp_dloc_wins, the
+ * max-with-location's own rule) and the old diagonal row, so the pivots and the bits do not change:
+ *   where the column lies on one node (up to HLU_PANEL_FUSE_MAX process rows), the records go on
+ *     the column's board, each read in place by the others;
+ *   elsewhere by HPL's binary exchange, an allreduce of one record whose combine keeps the
+ *     winner's row and carries the diagonal row along (hbsp_coll_allreduce_rec): log2 M messages
+ *     of 2 jb + 3 words. It replaced an allgather of all M records (up to 8 rows) and a
+ *     max-with-location followed by a superstep (longer columns): on 256 simulated ranks of a
+ *     torus the LU took 0.497 s instead of 0.609 s on 8 x 32 and 0.661 s instead of 1.054 s on
+ *     16 x 16 (bench/results/sim/lu_P256_n4096_*_2026-11-27.txt).
+ * On a two-level column 1 and 2 stay apart (two-level max-with-location, then the superstep). The
+ * arithmetic does not depend on how the collectives run, so every form gives the same bits;
+ * look-ahead only changes when the panel is factored. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -40,20 +48,47 @@ typedef struct {
   hreal *prow;     /* pivot row (jb) */
   hreal *msg;      /* a row with a header word: HREAL_WORD + jb */
   hreal *u12;      /* U12 of a recursion step */
-  hreal *rec;      /* fused pivot records: (M + 1) x (2 HREAL_WORD + 2 jb), or NULL: not fused */
+  hreal *rec;      /* flat column: two pivot records (HLU_REC_WORDS), else NULL */
   int64_t *ipiv, *info;
 } panel_t;
 
-/* Steps 1 and 2 above in one allgather (fused form), or on the column's board (ctx->pboard): each
- * rank posts its record in one of its two slots, alternating, and reads the others' in place; a
- * slot is written again two exchanges later, by when every reader has long said it is done, so
- * the claim does not wait. Collective over the column. */
+static hbsp_dloc rec_dloc(const hreal *r) {
+  hbsp_dloc d;
+  memcpy(&d.value, r, sizeof(double));
+  memcpy(&d.index, r + HREAL_WORD, sizeof(int64_t));
+  return d;
+}
+
+/* The binary exchange's combine: the winner's candidate, and the diagonal row from whichever
+ * record has it (only one can: it starts on pr alone). The same bits either way round, as the
+ * winner rule is a strict order on distinct rows. */
+static void rec_combine(void *inout, const void *in, void *arg) {
+  const int64_t jb = *(const int64_t *)arg;
+  hreal *a = inout;
+  const hreal *b = in;
+  const hbsp_dloc x = rec_dloc(a), y = rec_dloc(b);
+  if (hbsp_dloc_wins(&y, &x, 1)) {
+    memcpy(a, b, 2 * HREAL_WORD * sizeof(hreal));
+    memcpy(a + HLU_REC_HDR, b + HLU_REC_HDR, (size_t)jb * sizeof(hreal));
+  }
+  int64_t has;
+  memcpy(&has, b + 2 * HREAL_WORD, sizeof has);
+  if (has) {
+    memcpy(a + 2 * HREAL_WORD, b + 2 * HREAL_WORD, HREAL_WORD * sizeof(hreal));
+    memcpy(a + HLU_REC_HDR + jb, b + HLU_REC_HDR + jb, (size_t)jb * sizeof(hreal));
+  }
+}
+
+/* Steps 1 and 2 above in one collective: on the column's board (ctx->pboard) each rank posts its
+ * record in one of its two slots, alternating, and reads the others' in place (a slot is written
+ * again two exchanges later, by when every reader has long said it is done, so the claim does not
+ * wait); else the binary exchange. Collective over the column. */
 static int pivot_exchange(panel_t *p, int64_t gcol, int64_t cc, hbsp_dloc *piv) {
   hlu_ctx *c = p->c;
   const int M = c->M, me = c->myrow, nb = c->nb;
-  /* a record: the pivot's value (a double) and index in two 8-byte words, the candidate row and
-   * the old diagonal row */
-  const int64_t lld = c->lld, jb = p->jb, h = 2 * HREAL_WORD, w = h + 2 * jb;
+  const int64_t lld = c->lld, jb = p->jb;
+  const int64_t lr = hlu_pivot_local(c, gcol, p->jl0 + cc, piv);
+  const int64_t lg = me == p->pr ? hmat_idx_g2l(gcol, nb, M) : -1, has = lg >= 0;
   hbsp_board bd = c->pboard;
   const int s = (int)(c->pex % 2);
   hreal *mine = p->rec;
@@ -61,45 +96,41 @@ static int pivot_exchange(panel_t *p, int64_t gcol, int64_t cc, hbsp_dloc *piv) 
     HLA_CALL(hbsp_board_claim(bd, s));
     mine = hbsp_board_slot(bd, me, s);
   }
-  int64_t lr = hlu_pivot_local(c, gcol, p->jl0 + cc, piv);
   memcpy(mine, &piv->value, sizeof(double));
   memcpy(mine + HREAL_WORD, &piv->index, sizeof(int64_t));
-  for (int64_t j = 0; j < jb; j++) mine[h + j] = lr >= 0 ? p->p0[lr + j * lld] : 0.0;
-  const int64_t lg = me == p->pr ? hmat_idx_g2l(gcol, nb, M) : -1;
-  for (int64_t j = 0; j < jb; j++) mine[h + jb + j] = lg >= 0 ? p->p0[lg + j * lld] : 0.0;
-  const hreal *rec[HLU_PANEL_FUSE_MAX] = {NULL}; /* the records of the M ranks */
+  memcpy(mine + 2 * HREAL_WORD, &has, sizeof has);
+  for (int64_t j = 0; j < jb; j++) {
+    mine[HLU_REC_HDR + j] = lr >= 0 ? p->p0[lr + j * lld] : 0.0;
+    mine[HLU_REC_HDR + jb + j] = has ? p->p0[lg + j * lld] : 0.0;
+  }
+  const hreal *win = mine, *old = mine; /* the winner's record, the one with the diagonal row */
   if (bd != NULL) {
     HLA_CALL(hbsp_board_post(bd, s));
     for (int q = 0; q < M; q++) {
       const void *d = mine;
       if (q != me) HLA_CALL(hbsp_board_wait(bd, q, s, &d));
-      rec[q] = d;
+      hbsp_dloc a = rec_dloc(d), b = rec_dloc(win);
+      if (hbsp_dloc_wins(&a, &b, 1)) win = d;
+      if (q == p->pr) old = d;
     }
   } else {
-    hreal *all = p->rec + w;
-    HLA_CALL(hbsp_coll_allgather(c->collv.env, mine, all, (size_t)w * sizeof(hreal), NULL));
-    for (int q = 0; q < M; q++) rec[q] = all + q * w;
+    HLA_CALL(hbsp_coll_allreduce_rec(c->collv.env, mine, p->rec + HLU_REC_WORDS(jb),
+                                     (size_t)HLU_REC_WORDS(jb) * sizeof(hreal), rec_combine,
+                                     (void *)&jb));
   }
-  int best = 0;
-  for (int q = 0; q < M; q++) {
-    hbsp_dloc a, b;
-    memcpy(&a.value, rec[q], sizeof(double)), memcpy(&a.index, rec[q] + HREAL_WORD, 8);
-    memcpy(&b.value, rec[best], sizeof(double)), memcpy(&b.index, rec[best] + HREAL_WORD, 8);
-    if (q == 0 || hbsp_dloc_wins(&a, &b, 1)) best = q, *piv = a;
-  }
-  memcpy(p->prow, rec[best] + h, (size_t)jb * sizeof(hreal));
+  *piv = rec_dloc(win);
+  memcpy(p->prow, win + HLU_REC_HDR, (size_t)jb * sizeof(hreal));
   const int64_t r = piv->index;
   if (r != gcol && hmat_idx_owner(r, nb, M) == me) { /* the old diagonal row to the pivot's place */
-    const hreal *old = rec[p->pr] + h + jb;
-    int64_t lp = hmat_idx_g2l(r, nb, M);
-    for (int64_t j = 0; j < jb; j++) p->p0[lp + j * lld] = old[j];
+    const int64_t lp = hmat_idx_g2l(r, nb, M);
+    for (int64_t j = 0; j < jb; j++) p->p0[lp + j * lld] = old[HLU_REC_HDR + jb + j];
   }
-  if (bd != NULL) {
+  if (bd != NULL) { /* the others' records are read */
     for (int q = 0; q < M; q++)
       if (q != me) HLA_CALL(hbsp_board_done(bd, q, s));
     c->pex++;
   }
-  if (lg >= 0)
+  if (has)
     for (int64_t j = 0; j < jb; j++) p->p0[lg + j * lld] = p->prow[j];
   return HLA_OK;
 }
@@ -210,7 +241,7 @@ int hlu_panel(hlu_ctx *c, int64_t j0, int jb, int64_t *ipiv, int64_t *info) {
     return HLA_OK;
   }
   hreal *pb = c->pbuf;
-  const int fused = c->collv.local == NULL && c->M <= HLU_PANEL_FUSE_MAX;
+  const int flat = c->collv.local == NULL; /* one collective per column (fused) */
   panel_t p = {c,
                j0,
                jl0,
@@ -220,8 +251,8 @@ int hlu_panel(hlu_ctx *c, int64_t j0, int jb, int64_t *ipiv, int64_t *info) {
                pb,
                pb + jb,
                pb + 2 * jb + HREAL_WORD,
-               fused ? pb + 3 * ((int64_t)c->nb + HREAL_WORD) + (int64_t)c->nb * c->nb
-                     : NULL, /* after U12 */
+               flat ? pb + 3 * ((int64_t)c->nb + HREAL_WORD) + (int64_t)c->nb * c->nb
+                    : NULL, /* after U12 */
                ipiv,
                info};
   return rec(&p, 0, jb, c->plan.panel == HLA_PANEL_COLUMNS ? jb : PANEL_LEAF);

@@ -66,9 +66,10 @@
  *   mL nL / c words each, and the local sum into C.
  * LU (lu/factor.c), n / nb block steps k, j0 = k nb, R = local rows >= j0, C = local columns >= j0
  * + nb: panel   M = 1: node-local recursive LU of R x jb at panel_rate jb / (jb + panel_half); M >
- * 1: per column a max-with-location (allreduce) and a pivot-row superstep of the column (up to
- * HLU_PANEL_FUSE_MAX flat process rows: one allgather instead, or on one node with the library's
- * collectives the records on the column's board: no latency), jb / 8 - 1 broadcasts of the
+ * 1: per column on a flat column HPL's binary exchange (an allreduce of 2 jb + 3 words; on one
+ * node, up to HLU_PANEL_FUSE_MAX process rows with the library's collectives, the records on the
+ * column's board: no latency), on a two-level column a max-with-location (allreduce) and a
+ * pivot-row superstep of the column, jb / 8 - 1 broadcasts of the
  * recursion's U12 blocks, and the flops; L       bcast(row, (jb + 1 + R jb) 8) (two levels by node
  * in the hierarchical variant); swaps   right of the panel: M = 1 local copies of 2 jb rows; M > 1
  * one superstep of the column, h = 2 jb (M - 1)/M (local columns right of the panel); left of it
@@ -675,16 +676,19 @@ static double lu_panel(const hp_ctx *x, const hp_lu *c, hp_env col, double R, do
   double t = fl / rate;
   if (c->M > 1) {
     int hier = c->alg == HLA_LU_HIER;
-    /* per column: up to HLU_PANEL_FUSE_MAX flat process rows one allgather of every rank's
-     * candidate and the diagonal row (latency as a small allreduce; no message where the column
-     * lies on one node and the records go on its board), else a max-with-location and a
-     * superstep trading the rows */
-    const double recs = c->M * (2 + 2 * jb) * x->gw;
-    const int fused = (!hier || col.spans <= 1 || col.per_node <= 1) && c->M <= HLU_PANEL_FUSE_MAX;
-    const int pboard = fused && col.spans <= 1 && c->bcast_alg == HBSP_AUTO;
-    double percol = pboard  ? recs
-                    : fused ? hp_allreduce_small(x, col, 0) + recs
-                            : hp_allreduce_small(x, col, hier) + hp_sync(x, col, c->M * (jb + 1));
+    /* per column on a flat column: every rank's record (candidate and diagonal row, 2 jb + 3
+     * words) on the column's board where the column lies on one node (up to HLU_PANEL_FUSE_MAX
+     * process rows, the library's collectives; no message), else the binary exchange (latency
+     * as a small allreduce, log2 M records each way); on a two-level column a max-with-location
+     * and a superstep trading the rows */
+    const double recw = 2 * jb + 3;
+    const int flat = !hier || col.spans <= 1 || col.per_node <= 1;
+    const int pboard =
+        flat && c->M <= HLU_PANEL_FUSE_MAX && col.spans <= 1 && c->bcast_alg == HBSP_AUTO;
+    const double beta = col.spans > 1 ? x->inter.beta : x->intra.beta;
+    double percol = pboard ? c->M * recw * x->gw
+                    : flat ? hp_allreduce_small(x, col, 0) + lg2c(c->M) * 8 * recw * beta
+                           : hp_allreduce_small(x, col, hier) + hp_sync(x, col, c->M * (jb + 1));
     double leafmem = pack_t(x, 8.0 * R * 8); /* the BLAS-2 leaf updates, memory bound */
     double nrec = jb / 8 - 1 > 0 ? jb / 8 - 1 : 0, wrec = jb * (jb - 8) / 2;
     double rec = nrec > 0 ? nrec * (hier ? hp_bcast_nodes(x, col, c->bcast_alg, 8 * wrec / nrec)

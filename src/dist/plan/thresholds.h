@@ -23,9 +23,9 @@
  * (lu.c: hlu_workspace). */
 #define HLU_BOARD_MIN 2
 
-/* Process rows up to which the distributed panel finds each pivot and trades the rows in one
- * allgather of every rank's candidate row (and the diagonal row) instead of a max-with-location
- * and a superstep: half the latencies per column, M (2 jb + 2) words each. */
+/* Process rows up to which the distributed panel's pivot records go on the column's board where
+ * the column lies on one node (each rank reads the M - 1 others' in place); beyond, or across
+ * nodes, the binary exchange (lu/panel.c). */
 #define HLU_PANEL_FUSE_MAX 8
 
 /* Process rows up to which U12 is streamed or solved in parts over the column (ublock.c;
