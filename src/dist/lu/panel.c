@@ -23,9 +23,8 @@
  *   elsewhere by HPL's binary exchange, an allreduce of one record whose combine keeps the
  *     winner's row and carries the diagonal row along (hbsp_coll_allreduce_rec): log2 M messages
  *     of 2 jb + 3 words. It replaced an allgather of all M records (up to 8 rows) and a
- *     max-with-location followed by a superstep (longer columns): on 256 simulated ranks of a
- *     torus the LU took 0.497 s instead of 0.609 s on 8 x 32 and 0.661 s instead of 1.054 s on
- *     16 x 16 (bench/results/sim/lu_P256_n4096_*_2026-11-27.txt).
+ *     max-with-location followed by a superstep (longer columns), and took the simulated LU on a
+ *     torus from 0.80 x HPL's speed to 1.26-1.34 x (README, "Scaling").
  * On a two-level column 1 and 2 stay apart (two-level max-with-location, then the superstep). The
  * arithmetic does not depend on how the collectives run, so every form gives the same bits;
  * look-ahead only changes when the panel is factored. */

@@ -85,7 +85,9 @@
  * row's board (N > 2 on one node, the library's broadcasts: the others read it in place, L = 0) or
  *   sends it at once (MPI's broadcast or the library's, up to HLU_EARLY_MAX process columns), so a
  *   step costs L (1 - ovl) + swaps + U + max(update of everything, update of block k + 1 + panel
- *   k + 1). One process (1 x 1):
+ *   k + 1). On wider flat rows the next owner is the first rank of the segmented chain: a step
+ *   waits only for its X segments over one link, and the rest of the chain once, at the end. One
+ *   process (1 x 1):
  *   LAPACK's dgetrf, 2/3 n^3 (1 + getrf_half / n) / getrf_rate.
  * Solve (trsolve.c, solve.c): the permutation superstep and, per block and triangle, a row
  *   broadcast of the triangle's block column to the process columns holding B, a column broadcast
@@ -485,6 +487,16 @@ double hp_bcast(const hp_ctx *x, hp_env e, int alg, double bytes) {
   return x->kappa[alg] * bcast_raw(x, e, alg, bytes);
 }
 
+/* The time until relative rank 1 of e has the whole message: the library's segmented chain hands
+ * each of its X segments to it first (over a link inside a node where the ranks of e share nodes),
+ * while a tree reaches it only at the end. */
+static double bcast_first(const hp_ctx *x, hp_env e, int alg, double bytes) {
+  if (alg != HBSP_PIPELINE || e.p <= 2 || bytes <= 0) return hp_bcast(x, e, alg, bytes);
+  const hplan_link lk = e.spans <= 1 || e.per_node > 1 ? x->intra : x->inter;
+  const double X = fmax(1.0, ceil(bytes / 65536.0));
+  return x->kappa[alg] * X * (lk.alpha + bytes / X * lk.beta);
+}
+
 double hp_bcast_nodes(const hp_ctx *x, hp_env e, int alg, double bytes) {
   if (e.spans <= 1 || e.per_node <= 1 || e.spans >= e.p) return hp_bcast(x, e, alg, bytes);
   hp_env in = {e.per_node, 1, e.per_node}, lead = {e.spans, e.spans, 1};
@@ -732,6 +744,7 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
    * a repeated call, which is what is predicted, pays nothing for them; the first one on a grid
    * pays for mapping them once. */
   int64_t steps = (n + nb - 1) / nb;
+  double lag = 0;
   for (int64_t k = 0; k < steps; k++) {
     int64_t j0 = k * nb, j1 = j0 + nb < n ? j0 + nb : n;
     double jb = (double)(j1 - j0);
@@ -747,6 +760,11 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
     double Lb = 8.0 * (jb + 1 + R0 * jb);
     double L = hier ? hp_bcast_nodes(x, row, lalg, Lb) : hp_bcast(x, row, lalg, Lb);
     cmp += L;
+    /* With look-ahead only the next panel's owner, the chain's first rank, waits for the L panel
+     * on the critical path; the others, further down the chain, lag behind by the rest of it, the
+     * same each step, which shows once, at the end (lag). */
+    double Lcrit = la && !hier ? bcast_first(x, row, lalg, Lb) : L;
+    if (k == 0) lag = L - Lcrit;
     /* right of the panel only (the left waits for the end, below) */
     double swap;
     if (M == 1) {
@@ -818,12 +836,13 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
       /* the early broadcast is point-to-point from the owner; the board moves nothing (the
        * others read the panel in place) */
       double Le = board ? 0.0 : hp_bcast(x, row, HBSP_FLAT, Lb);
-      step = panel + (early ? (1 - x->ovl) * Le : L) + swap + trsm + Ub + wait +
+      step = panel + (early ? (1 - x->ovl) * Le : Lcrit) + swap + trsm + Ub + wait +
              fmax(upd, upd_next + pn);
     }
     cm += cmp;
     t += step;
   }
+  if (la && !early) t += lag;
   if (c->nrhs > 0) {
     double s = hp_solve_time(x, n, M, N, nb, c->nrhs);
     t += s;
