@@ -132,10 +132,14 @@ static void variants_identical_on(const tgrid *t, void *ctx) {
       CU_ASSERT_PTR_NOT_NULL(strstr(rep.why, "L panels on the row's board"));
     if (t->N > 1 && t->N <= 4 && (v == 9 || (v == 0 && t->N == 2)))
       CU_ASSERT_PTR_NOT_NULL(strstr(rep.why, "L panels sent early"));
-    /* the panel's pivot records: on the column's board, except with MPI's collectives (v = 9) */
-    if (v == 0 || v == 9)
+    /* the panel's pivot records: on the column's board, except with MPI's collectives (v = 9);
+     * else by the binary exchange */
+    if (v == 0 || v == 9) {
       CU_ASSERT_EQUAL(strstr(rep.why, "pivots on the column's board") != NULL,
                       boards && v == 0 && t->M > 1);
+      CU_ASSERT_EQUAL(strstr(rep.why, "pivots by binary exchange") != NULL,
+                      (!boards || v == 9) && t->M > 1);
+    }
   }
   if (t->rank == 0)
     for (int v = 1; v < 10; v++) {

@@ -59,10 +59,12 @@ static void hier_equals_flat_on(const tgrid *t, void *ctx) {
         CU_ASSERT_PTR_NOT_NULL(strstr(rep.why, "L panels sent early"));
       if (!one) CU_ASSERT_PTR_NULL(strstr(rep.why, "row's board"));
     }
-    if (v == 0 && t->member) { /* the pivot records: a board only on a column in one node */
+    if (v == 0 && t->member) { /* the pivot records: a board only on a column in one node, else
+                                * the binary exchange (flat) */
       const int top = t->rank % t->N, P = t->M * t->N;
       const int one = boards && vnode(top, P) == vnode(top + (t->M - 1) * t->N, P);
       CU_ASSERT_EQUAL(strstr(rep.why, "pivots on the column's board") != NULL, one && t->M > 1);
+      CU_ASSERT_EQUAL(strstr(rep.why, "pivots by binary exchange") != NULL, !one && t->M > 1);
     }
   }
   if (t->rank == 0) {

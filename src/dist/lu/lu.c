@@ -331,12 +331,14 @@ int hlu_workspace(hlu_ctx *c, int factor, hmat B) {
   if (c->M * c->N == 1)
     snprintf(c->plan.why, sizeof c->plan.why, "one process: LAPACK " HREAL_P "getrf on %d threads",
              c->g->threads);
-  else if (c->plan.lpanels != HLU_L_BCAST || c->pboard != NULL)
+  else
     snprintf(c->plan.why + at, sizeof c->plan.why - at, "%s%s",
              c->plan.lpanels == HLU_L_BOARD   ? ", L panels on the row's board"
              : c->plan.lpanels == HLU_L_EARLY ? ", L panels sent early"
                                               : "",
-             c->pboard != NULL ? ", pivots on the column's board" : "");
+             c->pboard != NULL                    ? ", pivots on the column's board"
+             : c->M > 1 && c->collv.local == NULL ? ", pivots by binary exchange"
+                                                  : "");
   return HLA_OK;
 }
 
