@@ -4,15 +4,15 @@
 # its BLAS charge their operation counts to the simulated clock as hla's kernels do
 # (bench/sim/hpl/fake_blas.c says how), its matrix is real memory.
 #
-#   [PLATFORM=bgp|fattree|slowtop] bench/sim/hpl.sh P N NB PxQ[,PxQ...]
+#   [PLATFORM=bgp|fattree|slowtop] [TAG=word] bench/sim/hpl.sh P N NB PxQ[,PxQ...]
 #
 # HPL's parameters are Debian's template's (/usr/share/doc/hpcc/examples/_hpccinf.txt, else the
 # same values written here): right-looking panel factorisation with Crout recursion (NBMIN 4,
 # NDIV 2), the 1-ring modified broadcast, look-ahead depth 1, the mixed swap (threshold 64),
 # row-major process mapping. Builds once into HPL_BUILD (default build-smpi/hpl) from the orig
 # tarball HPCC_ORIG, else from `apt-get source --download-only hpcc` (which needs a deb-src line
-# in apt's sources). Writes bench/results/sim/hpl_P<P>_n<N>[_platform].txt: per grid one line
-# and one JSON line (HPL's own time and Gflop/s), then the simulator's wall time and memory.
+# in apt's sources). Writes bench/results/sim/hpl_P<P>_n<N>[_platform][_TAG].txt: per grid one
+# line and one JSON line (HPL's own time and Gflop/s), then the simulator's wall time and memory.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -51,10 +51,10 @@ for g in "${gl[@]}"; do ps+=("${g%x*}") qs+=("${g#*x}"); done
   printf '1            # of broadcast\n1            BCASTs\n1            # of lookahead depth\n1            DEPTHs\n'
   printf '2            SWAP\n64           swapping threshold\n0            L1\n0            U\n1            Equilibration\n8            memory alignment\n'
 } > "$tmp/hpccinf.txt"
-out=bench/results/sim/hpl_P${P}_n${n}${plat_suffix}
+out=bench/results/sim/hpl_P${P}_n${n}${plat_suffix}${TAG:+_$TAG}
 mkdir -p bench/results/sim
 {
-  echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }bench/sim/hpl.sh $*"
+  echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }${TAG:+TAG=$TAG }bench/sim/hpl.sh $*"
   # HPL keeps state in globals (its random generator's), so each rank needs its own copy of them
   (cd "$tmp" && SIM_CFG="--cfg=smpi/privatization:yes ${SIM_CFG:-}" sim_run "$P" "$tmp" "$hb/xhpl")
   # seconds from HPL's Gflop/s and its flop count: more digits than its table's time
