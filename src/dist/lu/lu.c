@@ -268,8 +268,8 @@ int hlu_workspace(hlu_ctx *c, int factor, hmat B) {
       (c->howp == NULL || c->howp->alg == HBSP_AUTO))
     erow = hdist_row_board(c->g, (size_t)lw * sizeof(hreal), &c->board);
   /* The distributed panel's pivot records (panel.c) go on the column's board where the column
-   * lies on one node: one post and M - 1 reads in place per panel column instead of an allgather
-   * through MPI. */
+   * lies on one node: one post and M - 1 reads in place per panel column instead of the binary
+   * exchange's messages. */
   c->pboard = NULL;
   if (factor && c->M > 1 && c->M <= HLU_PANEL_FUSE_MAX && c->collv.local == NULL &&
       (c->howp == NULL || c->howp->alg == HBSP_AUTO))
