@@ -39,7 +39,7 @@ typedef void (*hbsp_rec_combine)(void *inout, const void *in, void *arg);
 /* Allreduce of one record of `bytes` (global) in rec (local contents) under f, by recursive
  * doubling, the caller's ws (bytes) as the receive buffer: for records that no hbsp_op combines,
  * such as HPL's pivot search that carries the winner's whole row (lu/panel.c). Collective over
- * env. BSP cost: ceil(log2 P') (l + bytes g) + the combines, P' the largest power of two <= P,
+ * env. BSP cost: log2 P' (l + bytes g) + the combines, P' the largest power of two <= P,
  * plus 2 (l + bytes g) where P is not one. */
 int hbsp_coll_allreduce_rec(hbsp_env env, void *rec, void *ws, size_t bytes, hbsp_rec_combine f,
                             void *arg);
