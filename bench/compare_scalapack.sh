@@ -17,6 +17,8 @@
 # From the repository root after a build (BUILD, default build). One BLAS thread per rank;
 # MPIEXEC_FLAGS (default --bind-to none) places the ranks, DPB3TIM names dpb3tim where
 # scalapack-mpi-test is unpacked rather than installed.
+# ALT="VAR=VALUE ..." adds a third side, hla under those variables (e.g. HLA_SCALAPACK_LU_GRID=wide),
+# printed after hla's columns with its own ratio to ScaLAPACK; N_TIM = 0 leaves dpb3tim out.
 # dpb3tim prints MFLOPS per test; its own checks are off in timing mode, scalapack_timer checks
 # its results (HPL's residual for pdgesv, a product check for pdgemm) and prints PASSED/FAILED.
 set -euo pipefail
@@ -64,48 +66,69 @@ tim_input() { # grid p q, then "n nb" pairs
 }
 
 median() { sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+sides=(scalapack hla)
+[ -n "${ALT:-}" ] && sides+=(alt)
+read -r -a alt_env <<<"${ALT:-}"
+# the command prefix of one side
+prefix() {
+  case $1 in
+    scalapack) pre=() ;;
+    hla) pre=(env LD_PRELOAD="$lib") ;;
+    alt) pre=(env LD_PRELOAD="$lib" "${alt_env[@]}") ;;
+  esac
+}
 
-printf '%-7s %-5s %-5s %-4s %12s %12s %8s %s\n' op grid n nb scalapack hla ratio check
+if [ -n "${ALT:-}" ]; then
+  echo "# alt: hla with $ALT"
+  printf '%-7s %-5s %-5s %-4s %12s %12s %8s %12s %8s %s\n' op grid n nb scalapack hla ratio alt ratio check
+else
+  printf '%-7s %-5s %-5s %-4s %12s %12s %8s %s\n' op grid n nb scalapack hla ratio check
+fi
 IFS=, read -r -a NS <<<"$ns"; IFS=, read -r -a NBS <<<"$nbs"; IFS=, read -r -a GR <<<"$grids"
 for g in "${GR[@]}"; do
   p=${g%x*}; q=${g#*x}
   for nb in "${NBS[@]}"; do # dpb3tim: PDGEMM's wall-clock MFLOPS at N_TIM, the same test twice
+    [ "$ntim" = 0 ] && break
     tim_input "$p" "$q" "$ntim:$nb" "$ntim:$nb"
     rm -f "$work"/tim_*.txt
     for r in $(seq "$rounds"); do
-      for side in scalapack hla; do
-        pre=(); [ $side = hla ] && pre=(env LD_PRELOAD="$lib")
+      for side in "${sides[@]}"; do
+        prefix $side
         (cd "$work" && "${pre[@]}" mpiexec -n $((p * q)) "${place[@]}" "$tim" >"tim_$side.$r.txt" 2>&1 || true)
       done
     done
     for call in 1 2; do # 1: the program's first call (hla sets up its grid), 2: a warm call
       declare -A mf=()
-      for side in scalapack hla; do
+      for side in "${sides[@]}"; do
         mf[$side]=$(for f in "$work"/tim_$side.*.txt; do awk -v c=$call '$2 == "PDGEMM" && ++k == c {print $4}' "$f"; done | median)
       done
       what=warm; [ $call = 1 ] && what=first
       awk -v g="$g" -v n="$ntim" -v nb="$nb" -v s="${mf[scalapack]:-0}" -v h="${mf[hla]:-0}" -v w="$what" \
-        'BEGIN {printf "%-7s %-5s %-5s %-4s %8.0f MF/s %8.0f MF/s %8.2f dpb3tim, %s call\n", "pdgemm", g, n, nb, s, h, (s > 0 ? h / s : 0), w}'
+        -v a="${mf[alt]:-}" 'BEGIN {printf "%-7s %-5s %-5s %-4s %8.0f MF/s %8.0f MF/s %8.2f ", "pdgemm", g, n, nb, s, h, (s > 0 ? h / s : 0)
+          if (a != "") printf "%8.0f MF/s %8.2f ", a, (s > 0 ? a / s : 0)
+          printf "dpb3tim, %s call\n", w}'
     done
   done
   for n in "${NS[@]}"; do
     for nb in "${NBS[@]}"; do # scalapack_timer: pdgesv_ and pdgemm_
       rm -f "$work"/t_*.txt
       for r in $(seq "$rounds"); do
-        for side in scalapack hla; do
-          pre=(); [ $side = hla ] && pre=(env LD_PRELOAD="$lib")
+        for side in "${sides[@]}"; do
+          prefix $side
           "${pre[@]}" mpiexec -n $((p * q)) "${place[@]}" "$timer" "$n" "$nb" "$p" "$q" 1 \
             >"$work/t_$side.$r.txt" 2>&1 || true
         done
       done
       for op in pdgesv pdgemm; do
         declare -A sec=()
-        for side in scalapack hla; do
+        for side in "${sides[@]}"; do
           sec[$side]=$(cat "$work"/t_$side.*.txt | awk -v op=$op '$1 == op {for (i = 2; i <= NF; i++) if ($i ~ /^seconds=/) print substr($i, 9)}' | median)
         done
         chk=$(cat "$work"/t_*.txt | awk -v op=$op '$1 == op {print $NF}' | sort -u | tr '\n' ' ')
         awk -v op=$op -v g="$g" -v n="$n" -v nb="$nb" -v s="${sec[scalapack]:-0}" -v h="${sec[hla]:-0}" -v c="$chk" \
-          'BEGIN {printf "%-7s %-5s %-5s %-4s %10.4f s %10.4f s %8.2f %s\n", op, g, n, nb, s, h, (h > 0 ? s / h : 0), c}'
+          -v a="${sec[alt]:-}" 'BEGIN {printf "%-7s %-5s %-5s %-4s %10.4f s %10.4f s %8.2f ", op, g, n, nb, s, h, (h > 0 ? s / h : 0)
+            if (a != "") printf "%10.4f s %8.2f ", a, (a > 0 ? s / a : 0)
+            printf "%s\n", c}'
       done
     done
   done

@@ -81,6 +81,17 @@ void hla_settings_parse(hla_settings *s, hla_getenv_fn get, void *ctx, int cores
     if (strcmp(x, "0") != 0 && strcmp(x, "1") != 0)
       say(&r, 0, "HLA_SCALAPACK_REPORT='%s' is not 0 or 1; the report on", quoted(x, q, sizeof q));
   }
+  if ((x = get("HLA_SCALAPACK_LU_GRID", ctx)) && *x) {
+    static const char *modes[] = {"auto", "caller", "wide"};
+    s->scalapack_lu_grid = -1;
+    for (int i = 0; i < 3; i++)
+      if (strcmp(x, modes[i]) == 0) s->scalapack_lu_grid = i;
+    if (s->scalapack_lu_grid < 0) {
+      s->scalapack_lu_grid = HLA_SL_LU_AUTO;
+      say(&r, 0, "HLA_SCALAPACK_LU_GRID='%s' is not auto, caller or wide; using auto",
+          quoted(x, q, sizeof q));
+    }
+  }
   if ((x = get("HLA_SIM", ctx)) && *x) {
 #ifdef HLA_SMPI
     const int smpi = 1;

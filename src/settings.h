@@ -11,6 +11,9 @@
 
 /* HLA_PLAN */
 enum { HLA_PLAN_AUTO = 0, HLA_PLAN_LOAD, HLA_PLAN_PROBE, HLA_PLAN_OFF };
+/* HLA_SCALAPACK_LU_GRID: the grid libhla_scalapack's LU runs on when the BLACS grid is taller than
+ * wide (scalapack/context.c, sl_lu_grid) */
+enum { HLA_SL_LU_AUTO = 0, HLA_SL_LU_CALLER, HLA_SL_LU_WIDE };
 
 /* Most threads per rank HLA_NUM_THREADS may ask for where the node's cores are unknown (else they
  * are the limit). */
@@ -30,8 +33,9 @@ typedef struct {
   int64_t plan_n;                  /* HLA_PLAN_N: order hgrid_create(0, 0) plans for; 0: default */
   char profile[HLA_SETTINGS_PATH]; /* HLA_PROFILE: JSON profile path; "": none */
   char machine[HLA_SETTINGS_PATH]; /* HLA_MACHINE_FILE: path, "none"/"off"; "": the default */
-  int scalapack_report; /* HLA_SCALAPACK_REPORT: 1 has libhla_scalapack print its calls at exit */
-  int sim_model;        /* HLA_SIM: 1 = model (kernels charge their time; SMPI builds only) */
+  int scalapack_report;  /* HLA_SCALAPACK_REPORT: 1 has libhla_scalapack print its calls at exit */
+  int scalapack_lu_grid; /* HLA_SCALAPACK_LU_GRID: HLA_SL_LU_AUTO, _CALLER or _WIDE */
+  int sim_model;         /* HLA_SIM: 1 = model (kernels charge their time; SMPI builds only) */
 } hla_settings;
 
 /* Where the values come from: getenv when get is NULL. */

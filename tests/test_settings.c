@@ -31,7 +31,7 @@ static void test_defaults(void) {
   CU_ASSERT(e == 0 && w == 0 && msg[0] == 0);
   CU_ASSERT(s.trace == 0 && s.quiet == 0 && s.virtual_nodes == 0 && s.num_threads == 0 &&
             s.plan == HLA_PLAN_AUTO && s.plan_n == 0 && s.profile[0] == 0 && s.machine[0] == 0 &&
-            s.scalapack_report == 0);
+            s.scalapack_report == 0 && s.scalapack_lu_grid == HLA_SL_LU_AUTO);
 }
 
 static void test_good_values(void) {
@@ -44,6 +44,7 @@ static void test_good_values(void) {
                        "HLA_MACHINE_FILE=none",
                        "HLA_QUIET=1",
                        "HLA_SCALAPACK_REPORT=1",
+                       "HLA_SCALAPACK_LU_GRID=wide",
                        NULL};
   char msg[1024];
   int e, w;
@@ -51,7 +52,11 @@ static void test_good_values(void) {
   CU_ASSERT(e == 0 && w == 0);
   CU_ASSERT(s.trace == 1 && s.quiet == 1 && s.virtual_nodes == 3 && s.num_threads == 2 &&
             s.plan == HLA_PLAN_LOAD && s.plan_n == 2048 && strcmp(s.profile, "/tmp/p.json") == 0 &&
-            strcmp(s.machine, "none") == 0 && s.scalapack_report == 1);
+            strcmp(s.machine, "none") == 0 && s.scalapack_report == 1 &&
+            s.scalapack_lu_grid == HLA_SL_LU_WIDE);
+  const char *caller[] = {"HLA_SCALAPACK_LU_GRID=caller", NULL};
+  s = parse(caller, 8, msg, &e, &w);
+  CU_ASSERT(e == 0 && w == 0 && s.scalapack_lu_grid == HLA_SL_LU_CALLER);
 }
 
 /* Speed-only variables: a warning naming the variable, and the default. */
@@ -73,14 +78,20 @@ static void test_warnings(void) {
   int e, w;
   hla_settings s = parse(many, 8, msg, &e, &w); /* cut to the node's cores */
   CU_ASSERT(s.num_threads == 8 && e == 0 && w == 1 && strstr(msg, "8 cores") != NULL);
-  const char *env[] = {"HLA_PLAN=garbage", "HLA_PLAN_N=99999999999999", "HLA_TRACE=yes",
-                       "HLA_QUIET=yes",    "HLA_SCALAPACK_REPORT=on",   NULL};
+  const char *env[] = {"HLA_PLAN=garbage",
+                       "HLA_PLAN_N=99999999999999",
+                       "HLA_TRACE=yes",
+                       "HLA_QUIET=yes",
+                       "HLA_SCALAPACK_REPORT=on",
+                       "HLA_SCALAPACK_LU_GRID=tall",
+                       NULL};
   s = parse(env, 8, msg, &e, &w);
   CU_ASSERT(s.plan == HLA_PLAN_AUTO && s.plan_n == 0 && s.trace == 1 && s.quiet == 0 &&
-            s.scalapack_report == 1 && e == 0 && w == 5);
+            s.scalapack_report == 1 && s.scalapack_lu_grid == HLA_SL_LU_AUTO && e == 0 && w == 6);
   CU_ASSERT(strstr(msg, "HLA_PLAN='garbage'") && strstr(msg, "HLA_PLAN_N=") &&
             strstr(msg, "HLA_TRACE") && strstr(msg, "HLA_QUIET='yes'") &&
-            strstr(msg, "HLA_SCALAPACK_REPORT='on'"));
+            strstr(msg, "HLA_SCALAPACK_REPORT='on'") &&
+            strstr(msg, "HLA_SCALAPACK_LU_GRID='tall'"));
 }
 
 /* Variables that change what is computed or written: errors. */

@@ -24,6 +24,7 @@ static int grid_key = MPI_KEYVAL_INVALID;
 static int grid_delete(MPI_Comm comm, int key, void *val, void *extra) {
   (void)comm, (void)key, (void)extra;
   sl_grid *G = val;
+  if (G->lu != NULL) hgrid_free(&G->lu);
   hgrid_free(&G->g);
   hbsp_free(&G->env);
   free(G);
@@ -91,5 +92,15 @@ int sl_grid_get(int ctxt, sl_grid **out) {
     return code;
   }
   *out = G;
+  return HLA_OK;
+}
+
+int sl_lu_grid(sl_grid *G, int *direct, hgrid *g) {
+  const int mode = hbsp_settings(G->env)->scalapack_lu_grid;
+  *g = G->g;
+  if (G->nprow <= G->npcol || mode == HLA_SL_LU_CALLER) return HLA_OK;
+  if (G->lu == NULL) HLA_CALL(hgrid_create(G->env, G->npcol, G->nprow, &G->lu));
+  *g = G->lu;
+  if (mode == HLA_SL_LU_WIDE) *direct = 0;
   return HLA_OK;
 }

@@ -131,7 +131,7 @@ int sl_mat_open(sl_grid *G, double *a, const sl_desc *d, int64_t i0, int64_t j0,
     return HLA_OK;
   }
   x->copy = 1;
-  int code = hmat_create(G->g, m, n, u->cmb, u->cnb, &x->work);
+  int code = hmat_create(u->grid != NULL ? u->grid : G->g, m, n, u->cmb, u->cnb, &x->work);
   if (code == HLA_OK && u->read) code = copy_pieces(x, 1);
   if (code != HLA_OK) {
     hmat_free(&x->work);

@@ -6,11 +6,11 @@
  * (U(IA + k - 1, JA + k - 1) exactly zero) leaves sub(B) as it was. PDGETRF's quick return for
  * M_A = 1 is kept (IPIV(1) = 1 and INFO 0 whatever A(1, 1) is; the solve then divides by it).
  * ScaLAPACK's alignment refusals (-4, -5, -606, -9, -1106) are not errors here: copies.
- * In place as pdgetrf and pdgetrs; Inf or NaN in sub(A): NaN factors and solution, as pdgetrf.
- * BSP cost: hla_gesv's, one allreduce of the checks, and the copies' redistributions.
- * Collective over the processes of A's BLACS context; arguments global but A, B, IPIV and the
- * descriptors' LLD (local), as ScaLAPACK documents them. A process outside the context returns at
- * once with INFO -602 (PXERBLA).
+ * In place as pdgetrf (B on a copy where A is, sl_lu_grid); Inf or NaN in sub(A): NaN factors and
+ * solution, as pdgetrf. BSP cost: hla_gesv's, one allreduce of the checks, and the copies'
+ * redistributions. Collective over the processes of A's BLACS context; arguments global but A, B,
+ * IPIV and the descriptors' LLD (local), as ScaLAPACK documents them. A process outside the context
+ * returns at once with INFO -602 (PXERBLA).
  */
 #include <math.h>
 #include <stdio.h>
@@ -66,12 +66,18 @@ SL_EXPORT void pdgesv_(const int *N, const int *NRHS, double *A, const int *IA, 
     return;
   }
   const int b = sl_lu_block(&da, n, n);
-  const sl_use ua = {.direct = b > 0, .mb = b, .nb = b, .cmb = b, .cnb = b, .read = 1, .write = 1};
+  hgrid lg;
+  int direct = b > 0;
+  if ((e = sl_lu_grid(G, &direct, &lg)) != HLA_OK) sl_fail(G, rout, e);
+  const sl_use ua = {
+      .direct = direct, .mb = b, .nb = b, .cmb = b, .cnb = b, .grid = lg, .read = 1, .write = 1};
   sl_mat xa, xb;
   if ((e = sl_mat_open(G, A, &da, ia, ja, n, n, &ua, &xa)) != HLA_OK) sl_fail(G, rout, e);
   int wb, unused;
   hmat_blocks(xa.work, &wb, &unused);
-  const sl_use ub = {.direct = 1, .mb = wb, .cmb = wb, .cnb = db.nb, .read = 1, .write = 1};
+  const hgrid ag = xa.copy ? lg : G->g; /* B goes where A's factors are */
+  const sl_use ub = {
+      .direct = ag == G->g, .mb = wb, .cmb = wb, .cnb = db.nb, .grid = ag, .read = 1, .write = 1};
   if ((e = sl_mat_open(G, B, &db, ib, jb, n, nrhs, &ub, &xb)) != HLA_OK) sl_fail(G, rout, e);
   int64_t *ipiv = sl_malloc(rout, (size_t)n * sizeof *ipiv), info = -1;
   hla_opts o = HLA_OPTS_INIT;

@@ -9,7 +9,8 @@
  * ScaLAPACK refuses what its algorithm cannot align (IA, JA not on a block's first row or column:
  * INFO -4, -5; MB_A != NB_A: -606); hla takes them, on a copy in its layout.
  * sub(A) is factored in place when it is all of A, in square blocks of at least SL_LU_MIN_BLOCK
- * (or any on a small matrix), with the first block on process (0, 0); elsewhere on a copy.
+ * (or any on a small matrix), with the first block on process (0, 0); elsewhere on a copy, which
+ * on a grid taller than wide lies on its transpose (sl_lu_grid; HLA_SCALAPACK_LU_GRID).
  * A matrix with Inf or NaN (which hla's LU refuses) gets NaN factors, IPIV without interchanges
  * and INFO 0, with a warning: what ScaLAPACK leaves there is no better.
  * BSP cost: hlu_factor's (src/dist/lu), plus one allreduce of the checks and, on a copy, two
@@ -62,7 +63,11 @@ SL_EXPORT void pdgetrf_(const int *M, const int *N, double *A, const int *IA, co
   sl_desc d;
   sl_desc_read(DESCA, &d);
   const int b = sl_lu_block(&d, m, n);
-  const sl_use u = {.direct = b > 0, .mb = b, .nb = b, .cmb = b, .cnb = b, .read = 1, .write = 1};
+  hgrid lg;
+  int direct = b > 0;
+  if ((e = sl_lu_grid(G, &direct, &lg)) != HLA_OK) sl_fail(G, rout, e);
+  const sl_use u = {
+      .direct = direct, .mb = b, .nb = b, .cmb = b, .cnb = b, .grid = lg, .read = 1, .write = 1};
   sl_mat x;
   if ((e = sl_mat_open(G, A, &d, ia, ja, m, n, &u, &x)) != HLA_OK) sl_fail(G, rout, e);
   int64_t *ipiv = sl_malloc(rout, (size_t)k * sizeof *ipiv), info = -1;

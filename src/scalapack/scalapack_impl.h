@@ -68,6 +68,7 @@ void sl_report_enable(int on);
 typedef struct {
   hbsp_env env;
   hgrid g;
+  hgrid lu; /* the grid the LU runs on when g is taller than wide (sl_lu_grid), or NULL */
   int ctxt;
   int nprow, npcol, myrow, mycol;
   MPI_Comm all, col; /* the grid's ALL and column communicators, for this layer's own collectives */
@@ -78,6 +79,19 @@ typedef struct {
  * HLA_ERR_NOMEM if it cannot be made. Collective over the context's processes (the first time:
  * a split, hbsp_init, hgrid_create; then local). */
 int sl_grid_get(int ctxt, sl_grid **G);
+
+/* Where an LU of this context computes. On a grid no taller than wide (nprow <= npcol), or with
+ * HLA_SCALAPACK_LU_GRID=caller: on the context's own grid (*g = G->g, *direct unchanged). On a
+ * taller one, a copy goes to its transpose, npcol x nprow over the same processes (*g; made on
+ * first use, kept with the context); with HLA_SCALAPACK_LU_GRID=wide every call copies there
+ * (*direct = 0), with auto (the default) only what is copied anyway. Why: the panel's pivot search
+ * and row exchanges run down a process column, a collective at every column of the matrix, while
+ * a wide grid's panel lies on fewer processes and the look-ahead hides it behind the others'
+ * updates (ScaLAPACK's and HPL's own advice is P <= Q). A matrix moved there costs two
+ * redistributions, 2 n^2 / P words a process against the LU's 2 n^3 / 3P flops. The setting is
+ * rank 0's on every rank. Collective over G's ALL the first time (hgrid_create), then local;
+ * errors agreed. */
+int sl_lu_grid(sl_grid *G, int *direct, hgrid *g);
 
 /* ---------------------------------------------------------------- desc.c */
 
@@ -185,9 +199,11 @@ typedef struct {
 /* How an operation uses an operand. */
 typedef struct {
   int direct;   /* may compute on the whole matrix wrapped as it is (when sub(X) is all of it and
-                 * its layout plain: imb = mb, inb = nb, no replication) */
+                 * its layout plain: imb = mb, inb = nb, no replication), on the caller's grid */
   int mb, nb;   /* ... only if its blocks are these (0: any) */
   int cmb, cnb; /* a copy's blocks (0 x 0: hla's choice, hmat_create) */
+  hgrid grid;   /* the grid a copy is made on: NULL or G->g (the caller's), or another over the
+                 * same processes (sl_lu_grid); direct applies on the caller's grid only */
   int read;     /* a copy is filled from sub(X) */
   int write;    /* sub(X) is written (sl_mat_close): every replica is wrapped */
 } sl_use;
