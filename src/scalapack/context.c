@@ -101,6 +101,6 @@ int sl_lu_grid(sl_grid *G, int *direct, hgrid *g) {
   if (G->nprow <= G->npcol || mode == HLA_SL_LU_CALLER) return HLA_OK;
   if (G->lu == NULL) HLA_CALL(hgrid_create(G->env, G->npcol, G->nprow, &G->lu));
   *g = G->lu;
-  if (mode == HLA_SL_LU_WIDE) *direct = 0;
+  if (mode == HLA_SL_LU_WIDE || G->nprow >= SL_LU_TALL_MOVE) *direct = 0;
   return HLA_OK;
 }

@@ -82,16 +82,21 @@ int sl_grid_get(int ctxt, sl_grid **G);
 
 /* Where an LU of this context computes. On a grid no taller than wide (nprow <= npcol), or with
  * HLA_SCALAPACK_LU_GRID=caller: on the context's own grid (*g = G->g, *direct unchanged). On a
- * taller one, a copy goes to its transpose, npcol x nprow over the same processes (*g; made on
- * first use, kept with the context); with HLA_SCALAPACK_LU_GRID=wide every call copies there
- * (*direct = 0), with auto (the default) only what is copied anyway. Why: the panel's pivot search
- * and row exchanges run down a process column, a collective at every column of the matrix, while
- * a wide grid's panel lies on fewer processes and the look-ahead hides it behind the others'
- * updates (ScaLAPACK's and HPL's own advice is P <= Q). A matrix moved there costs two
- * redistributions, 2 n^2 / P words a process against the LU's 2 n^3 / 3P flops. The setting is
- * rank 0's on every rank. Collective over G's ALL the first time (hgrid_create), then local;
- * errors agreed. */
+ * taller one, on its transpose, npcol x nprow over the same processes (*g; made on first use, kept
+ * with the context): with HLA_SCALAPACK_LU_GRID=auto (the default) what is copied anyway, and
+ * every call once nprow >= SL_LU_TALL_MOVE (*direct = 0); with wide, every call. Why: the panel's
+ * pivot search and row exchanges run down a process column, a collective at every column of the
+ * matrix, while a wide grid's panel lies on fewer processes and the look-ahead hides it behind
+ * the others' updates (ScaLAPACK's and HPL's own advice is P <= Q). A matrix moved there costs
+ * two redistributions, 2 n^2 / P words a process against the LU's 2 n^3 / 3P flops, and a second
+ * copy of sub(A) and sub(B) in memory. The setting is rank 0's on every rank. Collective over G's
+ * ALL the first time (hgrid_create), then local; errors agreed. */
 int sl_lu_grid(sl_grid *G, int *direct, hgrid *g);
+/* From this many process rows (and more rows than columns) auto moves in-place LUs too. On a
+ * 16-core node (bench/results/16core/2026-11-27_22_tall_grids.txt, pdgesv_ n = 4096, nb = 64)
+ * the transpose took 0.95 against 0.90 s on 2 x 1, and gained from 3 x 1 up: 0.41 against
+ * 0.59 s on 3 x 1, 0.15 against 0.26 s on 8 x 2, 0.16 against 0.47 s on 16 x 1. */
+#define SL_LU_TALL_MOVE 3
 
 /* ---------------------------------------------------------------- desc.c */
 

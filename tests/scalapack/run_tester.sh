@@ -11,7 +11,8 @@
 # input, copied into a temporary directory under the name the tester reads; --only NAME keeps only
 # routine NAME switched on in a PBLAS input (the list at its end). The process count is the
 # largest P x Q of the grids the input asks for. LIB: the built libhla_scalapack.so. ROUTINES:
-# the routines hla must have taken calls of, comma-separated (PDGETRF,PDGETRS). MPIEXEC and its
+# the routines hla must have taken calls of, comma-separated (PDGETRF,PDGETRS); NAME:K also asks
+# that K of NAME's calls ran in place (the report's count). MPIEXEC and its
 # arguments: how to start the tester (the -n flag and the count are added).
 set -uo pipefail
 [ $# -ge 6 ] || { echo "usage: $0 TESTER DATFILE LIB ROUTINES [--only NAME] -- MPIEXEC [ARGS...]" >&2; exit 2; }
@@ -100,9 +101,14 @@ fi
 # the report: hla took calls of every routine named
 report=$(grep "^hla_scalapack P" "$tmp/hla.out")
 [ -n "$report" ] || bad "no HLA_SCALAPACK_REPORT in the output (was the library preloaded?)"
-for r in ${routines//,/ }; do
+for item in ${routines//,/ }; do
+  r=${item%%:*}
   calls=$(awk -v r="$r" '$1 == "hla_scalapack" && $2 == r { print $4 }' <<< "$report")
   [ "${calls:-0}" -gt 0 ] || bad "hla took no call of $r"
+  if [ "$item" != "$r" ]; then # NAME:K: K of its calls ran in place
+    inplace=$(awk -v r="$r" '$1 == "hla_scalapack" && $2 == r { print $6 }' <<< "$report")
+    [ "${inplace:-x}" = "${item#*:}" ] || bad "$r ran ${inplace:-?} calls in place, not ${item#*:}"
+  fi
 done
 
 echo "run_tester: $(basename "$tester") on $(basename "$dat")${only:+ ($only only)}, $np processes:" \
