@@ -1,8 +1,9 @@
 /* Tests of hlu_factor, hlu_solve and hla_gesv on many grids: the seeds' known-answer matrices
  * (exact, with ==), random matrices against LAPACK (pivots, factor and solve residuals), variants
  * against each other (==), singular and non-finite input, tiny sizes, bad arguments.
- * @procs 1 2 3 4 6 8
+ * @procs 1 2 3 4 6 8 9
  */
+#include "dist/plan/thresholds.h"
 #include "test_lu_util.h"
 
 /* A fresh n x n matrix of f(i, j, ctx) on t's grid with nb x nb blocks, factored with variant v. */
@@ -132,13 +133,12 @@ static void variants_identical_on(const tgrid *t, void *ctx) {
       CU_ASSERT_PTR_NOT_NULL(strstr(rep.why, "L panels on the row's board"));
     if (t->N > 1 && t->N <= 4 && (v == 9 || (v == 0 && t->N == 2)))
       CU_ASSERT_PTR_NOT_NULL(strstr(rep.why, "L panels sent early"));
-    /* the panel's pivot records: on the column's board, except with MPI's collectives (v = 9);
-     * else by the binary exchange */
+    /* the panel's pivot records: on the column's board up to HLU_PANEL_FUSE_MAX process rows,
+     * except with MPI's collectives (v = 9); else by the binary exchange */
     if (v == 0 || v == 9) {
-      CU_ASSERT_EQUAL(strstr(rep.why, "pivots on the column's board") != NULL,
-                      boards && v == 0 && t->M > 1);
-      CU_ASSERT_EQUAL(strstr(rep.why, "pivots by binary exchange") != NULL,
-                      (!boards || v == 9) && t->M > 1);
+      const int board = boards && v == 0 && t->M <= HLU_PANEL_FUSE_MAX;
+      CU_ASSERT_EQUAL(strstr(rep.why, "pivots on the column's board") != NULL, board && t->M > 1);
+      CU_ASSERT_EQUAL(strstr(rep.why, "pivots by binary exchange") != NULL, !board && t->M > 1);
     }
   }
   if (t->rank == 0)
