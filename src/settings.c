@@ -46,6 +46,13 @@ static int integer(const char *s, int64_t lo, int64_t hi, int64_t *v) {
   return 1;
 }
 
+/* The index of x among names[0 .. n - 1] (an enum's order), or -1. */
+static int keyword(const char *x, const char *const *names, int n) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(x, names[i]) == 0) return i;
+  return -1;
+}
+
 /* A value to quote in a message: at most 40 characters, the rest marked. */
 static const char *quoted(const char *v, char *buf, size_t size) {
   snprintf(buf, size, "%.40s%s", v, strlen(v) > 40 ? "..." : "");
@@ -82,10 +89,8 @@ void hla_settings_parse(hla_settings *s, hla_getenv_fn get, void *ctx, int cores
       say(&r, 0, "HLA_SCALAPACK_REPORT='%s' is not 0 or 1; the report on", quoted(x, q, sizeof q));
   }
   if ((x = get("HLA_SCALAPACK_LU_GRID", ctx)) && *x) {
-    static const char *modes[] = {"auto", "caller", "wide"};
-    s->scalapack_lu_grid = -1;
-    for (int i = 0; i < 3; i++)
-      if (strcmp(x, modes[i]) == 0) s->scalapack_lu_grid = i;
+    static const char *const modes[] = {"auto", "caller", "wide"};
+    s->scalapack_lu_grid = keyword(x, modes, 3);
     if (s->scalapack_lu_grid < 0) {
       s->scalapack_lu_grid = HLA_SL_LU_AUTO;
       say(&r, 0, "HLA_SCALAPACK_LU_GRID='%s' is not auto, caller or wide; using auto",
@@ -125,10 +130,8 @@ void hla_settings_parse(hla_settings *s, hla_getenv_fn get, void *ctx, int cores
     }
   }
   if ((x = get("HLA_PLAN", ctx)) && *x) {
-    static const char *modes[] = {"auto", "load", "probe", "off"};
-    s->plan = -1;
-    for (int i = 0; i < 4; i++)
-      if (strcmp(x, modes[i]) == 0) s->plan = i;
+    static const char *const modes[] = {"auto", "load", "probe", "off"};
+    s->plan = keyword(x, modes, 4);
     if (s->plan < 0) {
       s->plan = HLA_PLAN_AUTO;
       say(&r, 0, "HLA_PLAN='%s' is not auto, load, probe or off; using auto",
