@@ -104,5 +104,7 @@ SL_EXPORT void pdgesv_(const int *N, const int *NRHS, double *A, const int *IA, 
   if (e != HLA_OK) sl_fail(G, rout, e);
   sl_ipiv_put(G, &da, ia, n, ipiv, IPIV);
   free(ipiv);
-  sl_count(SL_PDGESV, xa.in_place && xb.in_place ? SL_IN_PLACE : SL_COPIED);
+  sl_count(SL_PDGESV, xa.in_place && xb.in_place ? SL_IN_PLACE
+                      : ag != G->g               ? SL_TRANSPOSED
+                                                 : SL_COPIED);
 }

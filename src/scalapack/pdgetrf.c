@@ -90,5 +90,5 @@ SL_EXPORT void pdgetrf_(const int *M, const int *N, double *A, const int *IA, co
   if (e != HLA_OK) sl_fail(G, rout, e);
   sl_ipiv_put(G, &d, ia, k, ipiv, IPIV);
   free(ipiv);
-  sl_count(SL_PDGETRF, x.in_place ? SL_IN_PLACE : SL_COPIED);
+  sl_count(SL_PDGETRF, x.in_place ? SL_IN_PLACE : x.copy && lg != G->g ? SL_TRANSPOSED : SL_COPIED);
 }

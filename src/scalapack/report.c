@@ -1,11 +1,11 @@
 /* hla — libhla_scalapack: HLA_SCALAPACK_REPORT, what was intercepted and how it ran.
  *
- * Every process counts its calls per routine and per kind (in place, on copies, trivial, illegal
- * argument) in an attribute of MPI_COMM_SELF, made on the first call. MPI_Finalize deletes
- * MPI_COMM_SELF's attributes first, while MPI still works: the delete callback prints the counts
- * on MPI_COMM_WORLD's rank 0 when the report is on, and frees them. Rank 0 takes part in every
- * call of a program whose grids all include it (the usual case, and ScaLAPACK's testers); its
- * counts are then every call's.
+ * Every process counts its calls per routine and per kind (in place, on copies on the caller's grid
+ * or on its transpose, trivial, illegal argument) in an attribute of MPI_COMM_SELF, made on the
+ * first call. MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI still works: the
+ * delete callback prints the counts on MPI_COMM_WORLD's rank 0 when the report is on, and frees
+ * them. Rank 0 takes part in every call of a program whose grids all include it (the usual case,
+ * and ScaLAPACK's testers); its counts are then every call's.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,15 +28,17 @@ static int counts_delete(MPI_Comm comm, int key, void *val, void *extra) {
   int rank = -1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (c->report && rank == 0) {
-    fprintf(stderr, "hla_scalapack report (MPI rank 0): routine, calls, in place, on copies, "
-                    "trivial, illegal arguments\n");
+    fprintf(stderr, "hla_scalapack report (MPI rank 0): routine, calls, in place, on copies (of "
+                    "them on the grid's transpose), trivial, illegal arguments\n");
     for (int r = 0; r < SL_NROUTINES; r++) {
       const long long *k = c->n[r];
+      long long calls = 0;
+      for (int i = 0; i < SL_NKINDS; i++) calls += k[i];
       fprintf(stderr,
-              "hla_scalapack %-8s calls %lld in_place %lld copied %lld trivial %lld "
-              "illegal %lld\n",
-              names[r], k[0] + k[1] + k[2] + k[3], k[SL_IN_PLACE], k[SL_COPIED], k[SL_TRIVIAL],
-              k[SL_ILLEGAL]);
+              "hla_scalapack %-8s calls %lld in_place %lld copied %lld transposed %lld trivial "
+              "%lld illegal %lld\n",
+              names[r], calls, k[SL_IN_PLACE], k[SL_COPIED] + k[SL_TRANSPOSED], k[SL_TRANSPOSED],
+              k[SL_TRIVIAL], k[SL_ILLEGAL]);
     }
     fflush(stderr);
   }

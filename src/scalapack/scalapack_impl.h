@@ -49,9 +49,10 @@ void pxerbla_(const int *ctxt, const char *name, const int *info, size_t name_le
 /* ---------------------------------------------------------------- report.c */
 
 enum { SL_PDGEMM = 0, SL_PDGESV, SL_PDGETRF, SL_PDGETRS, SL_NROUTINES };
-/* How a call went: computed on the caller's arrays, on copies in hla's layout, nothing to do (a
- * quick return, or only a scaling of C), an illegal argument. */
-enum { SL_IN_PLACE = 0, SL_COPIED, SL_TRIVIAL, SL_ILLEGAL, SL_NKINDS };
+/* How a call went: computed on the caller's arrays, on copies in hla's layout on the caller's grid
+ * or on its transpose (sl_lu_grid), nothing to do (a quick return, or only a scaling of C), an
+ * illegal argument. */
+enum { SL_IN_PLACE = 0, SL_COPIED, SL_TRANSPOSED, SL_TRIVIAL, SL_ILLEGAL, SL_NKINDS };
 
 /* Count a call of routine that went as kind. Local; makes the counters (an attribute of
  * MPI_COMM_SELF, printed and freed at MPI_Finalize) on first use. */

@@ -11,8 +11,9 @@
 # input, copied into a temporary directory under the name the tester reads; --only NAME keeps only
 # routine NAME switched on in a PBLAS input (the list at its end). The process count is the
 # largest P x Q of the grids the input asks for. LIB: the built libhla_scalapack.so. ROUTINES:
-# the routines hla must have taken calls of, comma-separated (PDGETRF,PDGETRS); NAME:K also asks
-# that K of NAME's calls ran in place (the report's count). MPIEXEC and its
+# the routines hla must have taken calls of, comma-separated (PDGETRF,PDGETRS); NAME:K[:T] also
+# asks that K of NAME's calls ran in place and T on the grid's transpose (the report's counts).
+# MPIEXEC and its
 # arguments: how to start the tester (the -n flag and the count are added).
 set -uo pipefail
 [ $# -ge 6 ] || { echo "usage: $0 TESTER DATFILE LIB ROUTINES [--only NAME] -- MPIEXEC [ARGS...]" >&2; exit 2; }
@@ -105,9 +106,12 @@ for item in ${routines//,/ }; do
   r=${item%%:*}
   calls=$(awk -v r="$r" '$1 == "hla_scalapack" && $2 == r { print $4 }' <<< "$report")
   [ "${calls:-0}" -gt 0 ] || bad "hla took no call of $r"
-  if [ "$item" != "$r" ]; then # NAME:K: K of its calls ran in place
-    inplace=$(awk -v r="$r" '$1 == "hla_scalapack" && $2 == r { print $6 }' <<< "$report")
-    [ "${inplace:-x}" = "${item#*:}" ] || bad "$r ran ${inplace:-?} calls in place, not ${item#*:}"
+  if [ "$item" != "$r" ]; then # NAME:K:T: K of its calls ran in place, T on the transpose
+    IFS=: read -r _ want_k want_t <<< "$item"
+    read -r got_k got_t < <(awk -v r="$r" '$1 == "hla_scalapack" && $2 == r { print $6, $10 }' <<< "$report")
+    [ "${got_k:-x}" = "$want_k" ] || bad "$r ran ${got_k:-?} calls in place, not $want_k"
+    [ -z "$want_t" ] || [ "${got_t:-x}" = "$want_t" ] ||
+      bad "$r ran ${got_t:-?} calls on the grid's transpose, not $want_t"
   fi
 done
 
