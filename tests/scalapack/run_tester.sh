@@ -13,8 +13,7 @@
 # largest P x Q of the grids the input asks for. LIB: the built libhla_scalapack.so. ROUTINES:
 # the routines hla must have taken calls of, comma-separated (PDGETRF,PDGETRS); NAME:K[:T] also
 # asks that K of NAME's calls ran in place and T on the grid's transpose (the report's counts).
-# MPIEXEC and its
-# arguments: how to start the tester (the -n flag and the count are added).
+# MPIEXEC and its arguments: how to start the tester (the -n flag and the count are added).
 set -uo pipefail
 [ $# -ge 6 ] || { echo "usage: $0 TESTER DATFILE LIB ROUTINES [--only NAME] -- MPIEXEC [ARGS...]" >&2; exit 2; }
 tester=$1 dat=$2 lib=$3 routines=$4
