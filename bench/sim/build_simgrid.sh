@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Builds Debian 12's SimGrid 3.32 from its source package with the patches in bench/sim/simgrid/
+# into PREFIX (default /opt/simgrid-3.32-hla), for simulations past a few thousand ranks:
+#
+#   bash bench/sim/build_simgrid.sh [PREFIX]
+#   export PATH=PREFIX/bin:$PATH    # smpicc, smpirun; then a new -DHLA_SMPI=ON build folder
+#
+# The one patch, 3.32-tested-activities.patch: SimGrid 3.32 keeps every communication that MPI_Test
+# found complete in its actor's list of ongoing activities until the actor ends, and each later
+# completion scans that list. hla's multiply tests its posted broadcasts between dgemm slices, so
+# the simulator's time grew with the square of the steps and its memory without bound (16,384
+# ranks: 13 GiB and 0.02 simulated seconds after 13 minutes; bench/results/sim/simulator_cost_*.txt).
+# The patch takes the communication off the list as a wait does. Nothing simulated changes: the
+# list only serves to cancel, suspend or resume an actor's activities, which no MPI program asks
+# for. Needs root for apt (a deb-src entry for bookworm is added if there is none) and about 11
+# minutes of 2 cores.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+prefix=${1:-/opt/simgrid-3.32-hla}
+work=${WORK:-/tmp/simgrid-3.32-src}
+
+if ! grep -rqs "deb-src" /etc/apt/sources.list /etc/apt/sources.list.d/; then
+  cat > /etc/apt/sources.list.d/hla-deb-src.sources << 'EOF'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+fi
+apt-get update -qq
+apt-get install -y -qq cmake ninja-build g++ libboost-dev python3 > /dev/null
+
+mkdir -p "$work"
+cd "$work"
+apt-get source --download-only -qq simgrid=3.32-2
+rm -rf simgrid-3.32 build
+tar -xf simgrid_3.32.orig.tar.xz
+for p in "$here"/simgrid/3.32-*.patch; do
+  patch -d simgrid-3.32 -p1 < "$p"
+done
+# No LTO, Java, Python or Fortran: the SMPI library and its C wrappers are all hla uses.
+cmake -G Ninja -S simgrid-3.32 -B build -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_BUILD_TYPE= \
+  -Denable_lto=OFF -Denable_python=OFF -Denable_java=OFF -Denable_msg=OFF -Denable_fortran=OFF \
+  -Denable_documentation=OFF -Denable_smpi=ON > build.log
+ninja -C build -j "${JOBS:-$(nproc)}" install >> build.log
+echo "SimGrid 3.32 with hla's patches in $prefix; use it with: export PATH=$prefix/bin:\$PATH"
