@@ -49,6 +49,14 @@ sim_run() {
   (while :; do avail; sleep 1; done > "$dir/mem") &
   sampler=$!
   echo "# platform: $plat_gen ($plat_what)"
+  # SMPI maps each rank's stack and its views of the folded shared blocks one by one: about 9
+  # mappings a rank at 16,384 ranks, past Linux's default limit of 65,530 a process ("Could not
+  # map folded virtual memory").
+  local maps=$((16 * P))
+  if (($(cat /proc/sys/vm/max_map_count) < maps)); then
+    sysctl -qw vm.max_map_count=$maps ||
+      echo "bench/sim: as root, sysctl -w vm.max_map_count=$maps (SMPI needs more mappings)" >&2
+  fi
   # smpi/allgather:mpich: SimGrid's own MPI_Allgather posts all P (P - 1) messages at once, which
   # its network solver takes O(P^4) to simulate (the LU's node groups, one allgather over all
   # ranks, took 17 s at 128 ranks and did not end in 10 minutes at 256); MPICH's choice (recursive

@@ -295,9 +295,9 @@ static int comm_split(MPI_Comm comm, int color, int key, MPI_Comm *out) {
   int P, e;
   MPI_Comm_size(comm, &P);
   int mine[2] = {color, key}, *all = malloc(2 * (size_t)P * sizeof *all);
-  keyed *members = malloc((size_t)P * sizeof *members);
-  int(*runs)[3] = malloc((size_t)P * sizeof *runs); /* MPI_Group_range_incl's (first, last, step) */
-  int ok = all && members && runs, all_ok = 0;
+  keyed *members = NULL;
+  int(*runs)[3] = NULL; /* MPI_Group_range_incl's (first, last, step) */
+  int ok = all != NULL, all_ok = 0;
   e = MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
   if (e == MPI_SUCCESS && all_ok)
     e = MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, comm);
@@ -305,11 +305,22 @@ static int comm_split(MPI_Comm comm, int color, int key, MPI_Comm *out) {
     e = MPI_Comm_split(comm, color, key, out); /* every rank falls back */
   if (e == MPI_SUCCESS && all_ok) {
     *out = MPI_COMM_NULL;
-    if (color != MPI_UNDEFINED) {
-      int n = 0;
+    /* the member lists as long as this colour's: all ranks of a simulation share one process, so
+     * P entries at each of them would take P^2 (16,384 ranks: 6 GiB a split) */
+    int n = 0;
+    for (int r = 0; r < P; r++) n += color != MPI_UNDEFINED && all[2 * r] == color;
+    members = malloc((size_t)n * sizeof *members + 1);
+    runs = malloc((size_t)n * sizeof *runs + 1);
+    ok = members && runs;
+    e = MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    if (e == MPI_SUCCESS && !all_ok)
+      e = MPI_Comm_split(comm, color, key, out); /* every rank falls back */
+    if (e == MPI_SUCCESS && all_ok && color != MPI_UNDEFINED) {
+      n = 0;
       for (int r = 0; r < P; r++)
         if (all[2 * r] == color) members[n++] = (keyed){all[2 * r + 1], r};
-      int sorted = 1; /* the usual case (keys in rank order), which every rank would sort */
+      free(all), all = NULL; /* before MPI_Comm_create_group waits for the others */
+      int sorted = 1;        /* the usual case (keys in rank order), which every rank would sort */
       for (int i = 1; i < n && sorted; i++) sorted = keyed_cmp(&members[i - 1], &members[i]) < 0;
       if (!sorted) qsort(members, (size_t)n, sizeof *members, keyed_cmp);
       /* the members as runs of one stride (first, last, stride): SMPI 3.32's MPI_Group_incl
