@@ -4,15 +4,17 @@
  *
  *   HLA_SIM=model smpirun -np P -platform bench/platforms/bgp_like.xml \
  *     -hostfile bench/platforms/bgp_like.hosts build-smpi/sim_matmul --n 65536 --b 256 \
- *     --groups 1,4,16,64,8x16,c4 [--grid MxN] [--speed 3.4e9]
+ *     --groups 1,4,16,64,8x16,c4 [--grid MxN] [--speed 3.4e9] [--k K]
  *     [--bcast native|binomial|scatter_allgather|pipeline]
  *
  * on a sqrt P x sqrt P grid (P a square) unless --grid, C := A B with n x n matrices in b x b
  * blocks, panels of b and an outer block of b (the source's b = M), G = 1 being SUMMA, G > 1
  * HSUMMA with G groups (I x J as square as the grid allows; a token IxJ: exactly I x J groups) and
- * cK the 3D / 2.5D multiply with K layers (HLA_MM_3D; K divides M or N). Per case one line and one
- * JSON line on rank 0: the simulated time of the multiply (the slowest rank's), its compute part 2
- * n^3 / (P speed) (speed: the platform's flop/s per core, which the kernels are charged at) and the
+ * cK the 3D / 2.5D multiply with K layers (HLA_MM_3D; K divides M or N). --k K: A is n x K and B
+ * K x n, so the multiply runs K / b of the n / b steps with the same panels (a long multiply's
+ * steps, sampled: the simulator's cost grows with the steps). Per case one line and one JSON line
+ * on rank 0: the simulated time of the multiply (the slowest rank's), its compute part 2 n^2 K /
+ * (P speed) (speed: the platform's flop/s per core, which the kernels are charged at) and the
  * rest, the communication that the computation did not hide. (The simulator's own wall time and
  * memory are measured outside, by bench/sim/summa_hsumma.sh: under SMPI the clocks a rank reads are
  * simulated.) */
@@ -23,13 +25,15 @@
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  int64_t n = 8192;
+  int64_t n = 8192, k = 0;
   int b = 256, M = 0, N = 0;
   double speed = 3.4e9;
   char groups[256] = "1", bcast[32] = "native";
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!strcmp(argv[i], "--n"))
       n = atoll(argv[i + 1]);
+    else if (!strcmp(argv[i], "--k"))
+      k = atoll(argv[i + 1]);
     else if (!strcmp(argv[i], "--b"))
       b = atoi(argv[i + 1]);
     else if (!strcmp(argv[i], "--speed"))
@@ -41,6 +45,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--grid"))
       sscanf(argv[i + 1], "%dx%d", &M, &N);
   }
+  if (k <= 0) k = n;
   int P, me;
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
@@ -50,8 +55,8 @@ int main(int argc, char **argv) {
   hgrid g;
   hmat A, B, C;
   if (M * N != P || hbsp_init(MPI_COMM_WORLD, &world) != HLA_OK ||
-      hgrid_create(world, M, N, &g) != HLA_OK || hmat_create(g, n, n, b, b, &A) != HLA_OK ||
-      hmat_create(g, n, n, b, b, &B) != HLA_OK || hmat_create(g, n, n, b, b, &C) != HLA_OK) {
+      hgrid_create(world, M, N, &g) != HLA_OK || hmat_create(g, n, k, b, b, &A) != HLA_OK ||
+      hmat_create(g, k, n, b, b, &B) != HLA_OK || hmat_create(g, n, n, b, b, &C) != HLA_OK) {
     if (me == 0)
       fprintf(stderr,
               "sim_matmul: P = %d is not %d x %d (a square by default); or the setup failed\n", P,
@@ -65,7 +70,7 @@ int main(int argc, char **argv) {
     alg = HBSP_SCATTER_ALLGATHER;
   else if (!strcmp(bcast, "pipeline"))
     alg = HBSP_PIPELINE;
-  const double compute = 2.0 * (double)n * (double)n * (double)n / ((double)P * speed);
+  const double compute = 2.0 * (double)n * (double)n * (double)k / ((double)P * speed);
   char *save = NULL; /* strtok_r: SMPI's ranks are threads of one process */
   for (char *tok = strtok_r(groups, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     int c = tok[0] == 'c' ? atoi(tok + 1) : 0, G = c ? 1 : atoi(tok), gi = 0, gj = 0;
@@ -88,15 +93,17 @@ int main(int argc, char **argv) {
         continue;
       }
       const char *alg = c ? "3d" : G > 1 ? "hsumma" : "summa";
-      printf("P=%d n=%lld b=%d bcast=%s grid=%dx%d G=%d groups=%dx%d c=%d seconds=%.4f "
+      char kk[32] = ""; /* k only where it is not n, so that full runs print as before */
+      if (k != n) snprintf(kk, sizeof kk, " k=%lld", (long long)k);
+      printf("P=%d n=%lld%s b=%d bcast=%s grid=%dx%d G=%d groups=%dx%d c=%d seconds=%.4f "
              "compute=%.4f comm=%.4f\n",
-             P, (long long)n, b, bcast, M, N, G, rep.groups_row, rep.groups_col, rep.replication,
-             tmax, compute, tmax - compute);
-      printf("{\"bench\":\"sim_matmul\",\"P\":%d,\"n\":%lld,\"b\":%d,\"bcast\":\"%s\","
+             P, (long long)n, kk, b, bcast, M, N, G, rep.groups_row, rep.groups_col,
+             rep.replication, tmax, compute, tmax - compute);
+      printf("{\"bench\":\"sim_matmul\",\"P\":%d,\"n\":%lld,\"k\":%lld,\"b\":%d,\"bcast\":\"%s\","
              "\"grid\":\"%dx%d\",\"G\":%d,\"groups\":\"%dx%d\",\"c\":%d,\"alg\":\"%s\","
              "\"seconds\":%.6g,\"compute\":%.6g,\"comm\":%.6g}\n",
-             P, (long long)n, b, bcast, M, N, G, rep.groups_row, rep.groups_col, rep.replication,
-             alg, tmax, compute, tmax - compute);
+             P, (long long)n, (long long)k, b, bcast, M, N, G, rep.groups_row, rep.groups_col,
+             rep.replication, alg, tmax, compute, tmax - compute);
       fflush(stdout);
     }
   }

@@ -10,6 +10,8 @@
 # file then ends in _3d); one of the form IxJ runs HSUMMA on exactly I x J groups (the default
 # shape for G is as square as the grid allows). TAG=word adds _word to the results file's name;
 # GRID=MxN runs on that process grid instead of the square one (and adds _MxN to the name).
+# K=k runs k / B of the n / B steps (A is N x k, B k x N: the same panels; _k<k> in the name), for
+# points whose full run would take the simulator hours: multiply the simulated times by N / k.
 #
 # PLATFORM (default bgp; fattree, slowtop): the machine, bench/sim/common.sh.
 #
@@ -33,10 +35,10 @@ three_d=
 case ,$groups, in *,c[0-9]*) three_d=_3d ;; esac # cK: the 3D multiply with K layers (experiment 3)
 shapes=
 case $groups in *x*) shapes=1 ;; esac # IxJ: several points may share a G, so no plot over G
-out=bench/results/sim/summa_hsumma_P${P}_n${n}${plat_suffix}${three_d}${5:+_$bcast}${GRID:+_$GRID}${TAG:+_$TAG}
+out=bench/results/sim/summa_hsumma_P${P}_n${n}${K:+_k$K}${plat_suffix}${three_d}${5:+_$bcast}${GRID:+_$GRID}${TAG:+_$TAG}
 mkdir -p bench/results/sim
 {
-  echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }${TORUS:+TORUS=\"$TORUS\" }${TAG:+TAG=$TAG }${GRID:+GRID=$GRID }bench/sim/summa_hsumma.sh $*"
-  sim_run "$P" "$tmp" "$build/sim_matmul" --n "$n" --b "$b" --groups "$groups" ${GRID:+--grid "$GRID"} --bcast "$bcast" --speed "${plat_speed}e9"
+  echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }${TORUS:+TORUS=\"$TORUS\" }${TAG:+TAG=$TAG }${GRID:+GRID=$GRID }${K:+K=$K }bench/sim/summa_hsumma.sh $*"
+  sim_run "$P" "$tmp" "$build/sim_matmul" --n "$n" ${K:+--k "$K"} --b "$b" --groups "$groups" ${GRID:+--grid "$GRID"} --bcast "$bcast" --speed "${plat_speed}e9"
 } | tee "$out.txt"
 if [ -z "$three_d$shapes" ] && command -v gnuplot > /dev/null; then bash bench/sim/plot.sh "$out.txt"; fi
