@@ -56,6 +56,23 @@ static void test_split_rows_cols(void) {
   CU_ASSERT_EQUAL(hbsp_reorder(w, P - s, &rev), HLA_OK);
   CU_ASSERT_EQUAL(hbsp_rank(rev), P - 1 - s);
   hbsp_free(&rev);
+  /* Keys in irregular steps, with ties (broken by rank), over one colour and over two: the SMPI
+   * build's split (one run, runs after the members, the ranks alone) sees them all. */
+  for (int colours = 1; colours <= 2; colours++) {
+    hbsp_env mixed;
+    const int key = s * 7 % 5, colour = s % colours;
+    int size = 0, rank = 0;
+    for (int t = 0; t < P; t++) {
+      const int kt = t * 7 % 5;
+      size += t % colours == colour;
+      rank += t % colours == colour && (kt < key || (kt == key && t < s));
+    }
+    CU_ASSERT_EQUAL_FATAL(hbsp_split(w, colour, key, &mixed), HLA_OK);
+    CU_ASSERT_EQUAL(hbsp_size(mixed), size);
+    CU_ASSERT_EQUAL(hbsp_rank(mixed), rank);
+    CU_ASSERT_EQUAL(hbsp_sync(mixed), HLA_OK);
+    hbsp_free(&mixed);
+  }
   hbsp_free(&w);
 }
 

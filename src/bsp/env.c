@@ -281,6 +281,14 @@ static int keyed_cmp(const void *a, const void *b) {
   return x->key != y->key ? (x->key > y->key) - (x->key < y->key)
                           : (x->rank > y->rank) - (x->rank < y->rank);
 }
+
+/* The last member of the run of one rank stride (*stride) that starts at member i. */
+static int run_end(const keyed *m, int n, int i, int *stride) {
+  int j = i;
+  *stride = i + 1 < n ? m[i + 1].rank - m[i].rank : 1;
+  while (j + 1 < n && m[j + 1].rank - m[j].rank == *stride) j++;
+  return j;
+}
 #endif
 
 /* MPI_Comm_split, with MPI's semantics. Under SimGrid (HLA_SMPI) the same communicator comes from
@@ -294,10 +302,12 @@ static int comm_split(MPI_Comm comm, int color, int key, MPI_Comm *out) {
 #else
   int P, e;
   MPI_Comm_size(comm, &P);
-  int mine[2] = {color, key}, *all = malloc(2 * (size_t)P * sizeof *all);
-  keyed *members = NULL;
-  int(*runs)[3] = NULL; /* MPI_Group_range_incl's (first, last, step) */
-  int ok = all != NULL, all_ok = 0;
+  /* One buffer of P pairs and no other allocation: all ranks of a simulation share one process,
+   * so what each holds in proportion to P costs P^2 in all. It gets every rank's (colour, key);
+   * then this colour's members, compacted to its front as (key, rank); then, if there is more than
+   * one and they fit after the members, their runs of one stride. */
+  keyed *all = malloc((size_t)P * sizeof *all);
+  int mine[2] = {color, key}, ok = all != NULL, all_ok = 0;
   e = MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
   if (e == MPI_SUCCESS && all_ok)
     e = MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, comm);
@@ -305,44 +315,45 @@ static int comm_split(MPI_Comm comm, int color, int key, MPI_Comm *out) {
     e = MPI_Comm_split(comm, color, key, out); /* every rank falls back */
   if (e == MPI_SUCCESS && all_ok) {
     *out = MPI_COMM_NULL;
-    /* the member lists as long as this colour's: all ranks of a simulation share one process, so
-     * P entries at each of them would take P^2 (16,384 ranks: 6 GiB a split) */
-    int n = 0;
-    for (int r = 0; r < P; r++) n += color != MPI_UNDEFINED && all[2 * r] == color;
-    members = malloc((size_t)n * sizeof *members + 1);
-    runs = malloc((size_t)n * sizeof *runs + 1);
-    ok = members && runs;
-    e = MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
-    if (e == MPI_SUCCESS && !all_ok)
-      e = MPI_Comm_split(comm, color, key, out); /* every rank falls back */
-    if (e == MPI_SUCCESS && all_ok && color != MPI_UNDEFINED) {
-      n = 0;
-      for (int r = 0; r < P; r++)
-        if (all[2 * r] == color) members[n++] = (keyed){all[2 * r + 1], r};
-      free(all), all = NULL; /* before MPI_Comm_create_group waits for the others */
-      int sorted = 1;        /* the usual case (keys in rank order), which every rank would sort */
+    if (color != MPI_UNDEFINED) {
+      int n = 0;
+      for (int r = 0; r < P; r++) {
+        const keyed got = all[r]; /* (colour, key) */
+        if (got.key == color) all[n++] = (keyed){got.rank, r};
+      }
+      keyed *members = all;
+      int sorted = 1; /* the usual case (keys in rank order), which every rank would sort */
       for (int i = 1; i < n && sorted; i++) sorted = keyed_cmp(&members[i - 1], &members[i]) < 0;
       if (!sorted) qsort(members, (size_t)n, sizeof *members, keyed_cmp);
-      /* the members as runs of one stride (first, last, stride): SMPI 3.32's MPI_Group_incl
-       * checks its list for repeats pair by pair, n^2 steps (at 16,384 ranks the simulator spent
-       * minutes in it), its MPI_Group_range_incl only the runs */
-      int nr = 0;
-      for (int i = 0; i < n;) {
-        int j = i, d = i + 1 < n ? members[i + 1].rank - members[i].rank : 1;
-        while (j + 1 < n && members[j + 1].rank - members[j].rank == d) j++;
-        runs[nr][0] = members[i].rank, runs[nr][1] = members[j].rank, runs[nr][2] = d, nr++;
-        i = j + 1;
-      }
+      /* (first, last, stride) runs: SMPI 3.32's MPI_Group_incl checks its list for repeats pair
+       * by pair, n^2 steps (at 16,384 ranks the simulator spent minutes in it), its
+       * MPI_Group_range_incl only the runs */
+      int nr = 0, d;
+      for (int i = 0; i < n; nr++) i = run_end(members, n, i, &d) + 1;
+      int one[1][3], (*runs)[3] = NULL; /* one: the usual case; then small tests take every path */
+      if (nr == 1)
+        runs = one;
+      else if (3 * (size_t)nr <= 2 * (size_t)(P - n))
+        runs = (int(*)[3])(all + n);
       MPI_Group g, sub;
       e = MPI_Comm_group(comm, &g);
-      if (e == MPI_SUCCESS) e = MPI_Group_range_incl(g, nr, runs, &sub);
+      if (runs) {
+        for (int i = 0, r = 0; i < n; r++) {
+          const int j = run_end(members, n, i, &d);
+          runs[r][0] = members[i].rank, runs[r][1] = members[j].rank, runs[r][2] = d;
+          i = j + 1;
+        }
+        if (e == MPI_SUCCESS) e = MPI_Group_range_incl(g, nr, runs, &sub);
+      } else { /* many runs over most ranks: the ranks alone, in place (rank i over pair i) */
+        int *ranks = (int *)all;
+        for (int i = 0; i < n; i++) ranks[i] = members[i].rank;
+        if (e == MPI_SUCCESS) e = MPI_Group_incl(g, n, ranks, &sub);
+      }
       if (e == MPI_SUCCESS) e = MPI_Comm_create_group(comm, sub, 0, out), MPI_Group_free(&sub);
       MPI_Group_free(&g);
     }
   }
   free(all);
-  free(members);
-  free(runs);
   return e;
 #endif
 }
