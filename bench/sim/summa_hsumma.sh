@@ -39,6 +39,7 @@ out=bench/results/sim/summa_hsumma_P${P}_n${n}${K:+_k$K}${plat_suffix}${three_d}
 mkdir -p bench/results/sim
 {
   echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }${TORUS:+TORUS=\"$TORUS\" }${TAG:+TAG=$TAG }${GRID:+GRID=$GRID }${K:+K=$K }bench/sim/summa_hsumma.sh $*"
+  echo "# smpirun: $(command -v smpirun)" # Debian's SimGrid or a patched one (build_simgrid.sh)
   sim_run "$P" "$tmp" "$build/sim_matmul" --n "$n" ${K:+--k "$K"} --b "$b" --groups "$groups" ${GRID:+--grid "$GRID"} --bcast "$bcast" --speed "${plat_speed}e9"
 } | tee "$out.txt"
 if [ -z "$three_d$shapes" ] && command -v gnuplot > /dev/null; then bash bench/sim/plot.sh "$out.txt"; fi
