@@ -4,16 +4,16 @@
  *
  *   HLA_SIM=model smpirun -np P -platform bench/platforms/bgp_like.xml \
  *     -hostfile bench/platforms/bgp_like.hosts build-smpi/sim_matmul --n 65536 --b 256 \
- *     --groups 1,4,16,64,8x16,c4 [--grid MxN] [--speed 3.4e9] [--k K]
+ *     --groups 1,4,16,64,8x16,c4 [--grid MxN] [--speed 3.4e9] [--k k]
  *     [--bcast native|binomial|scatter_allgather|pipeline]
  *
  * on a sqrt P x sqrt P grid (P a square) unless --grid, C := A B with n x n matrices in b x b
  * blocks, panels of b and an outer block of b (the source's b = M), G = 1 being SUMMA, G > 1
  * HSUMMA with G groups (I x J as square as the grid allows; a token IxJ: exactly I x J groups) and
- * cK the 3D / 2.5D multiply with K layers (HLA_MM_3D; K divides M or N). --k K: A is n x K and B
- * K x n, so the multiply runs K / b of the n / b steps with the same panels (a long multiply's
+ * cK the 3D / 2.5D multiply with K layers (HLA_MM_3D; K divides M or N). --k k: A is n x k and B
+ * k x n, so the multiply runs k / b of the n / b steps with the same panels (a long multiply's
  * steps, sampled: the simulator's cost grows with the steps). Per case one line and one JSON line
- * on rank 0: the simulated time of the multiply (the slowest rank's), its compute part 2 n^2 K /
+ * on rank 0: the simulated time of the multiply (the slowest rank's), its compute part 2 n^2 k /
  * (P speed) (speed: the platform's flop/s per core, which the kernels are charged at) and the
  * rest, the communication that the computation did not hide. (The simulator's own wall time and
  * memory are measured outside, by bench/sim/summa_hsumma.sh: under SMPI the clocks a rank reads are

@@ -10,8 +10,10 @@
 # file then ends in _3d); one of the form IxJ runs HSUMMA on exactly I x J groups (the default
 # shape for G is as square as the grid allows). TAG=word adds _word to the results file's name;
 # GRID=MxN runs on that process grid instead of the square one (and adds _MxN to the name).
-# K=k runs k / B of the n / B steps (A is N x k, B k x N: the same panels; _k<k> in the name), for
-# points whose full run would take the simulator hours: multiply the simulated times by N / k.
+# K=k runs k / B of the N / B steps (A is N x k, B k x N: the same panels; _k<k> in the name), for
+# points whose whole run would take the simulator hours. Scaled by N / k such a sample overstates
+# the whole run (the pipeline's fill and drain); a fit over two values of k comes closer
+# (bench/results/sim/simulator_cost_2026-11-27.txt).
 #
 # PLATFORM (default bgp; fattree, slowtop): the machine, bench/sim/common.sh.
 #
@@ -22,7 +24,9 @@
 # machine (SimGrid 3.32): P = 1,024 at n = 16384, five values of G, 4-5 minutes and 0.8-0.9 GiB
 # on each platform; P = 4,096 at n = 16384, 4-6 minutes and 1.5 GiB for HSUMMA with G = 16 to 256
 # (43 minutes with G = 1024), while SUMMA there (flat MPI_Ibcast over 64 ranks) did not finish in
-# 88 minutes: SimGrid's max-min solver over the torus's shared links takes the time.
+# 88 minutes: SimGrid's max-min solver over the torus's shared links takes the time. P = 16,384
+# needs the patched SimGrid of bench/sim/build_simgrid.sh: at n = 65536 with K=2048 or 4096, 3-19 minutes
+# and 11-12 GiB a point.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 P=$1 n=$2 b=$3 groups=$4 bcast=${5:-native}
