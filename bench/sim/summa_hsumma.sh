@@ -25,8 +25,8 @@
 # on each platform; P = 4,096 at n = 16384, 4-6 minutes and 1.5 GiB for HSUMMA with G = 16 to 256
 # (43 minutes with G = 1024), while SUMMA there (flat MPI_Ibcast over 64 ranks) did not finish in
 # 88 minutes: SimGrid's max-min solver over the torus's shared links takes the time. P = 16,384
-# needs the patched SimGrid of bench/sim/build_simgrid.sh: at n = 65536 with K=2048 or 4096, 3-19 minutes
-# and 11-12 GiB a point.
+# needs the patched SimGrid of bench/sim/build_simgrid.sh: at n = 65536 with K=2048 or 4096,
+# 3-19 minutes and 11-12 GiB a point.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 P=$1 n=$2 b=$3 groups=$4 bcast=${5:-native}
