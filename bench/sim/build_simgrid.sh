@@ -48,6 +48,7 @@ done
 # No LTO, Java, Python or Fortran: the SMPI library and its C wrappers are all hla uses.
 cmake -G Ninja -S simgrid-3.32 -B build -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_BUILD_TYPE= \
   -Denable_lto=OFF -Denable_python=OFF -Denable_java=OFF -Denable_msg=OFF -Denable_fortran=OFF \
-  -Denable_documentation=OFF -Denable_smpi=ON > build.log
-ninja -C build -j "${JOBS:-$(nproc)}" install >> build.log
+  -Denable_documentation=OFF -Denable_smpi=ON > build.log 2>&1 &&
+  ninja -C build -j "${JOBS:-$(nproc)}" install >> build.log 2>&1 ||
+  { tail -20 build.log; echo "SimGrid's build failed: $work/build.log" >&2; exit 1; }
 echo "SimGrid 3.32 with hla's patches in $prefix; use it with: export PATH=$prefix/bin:\$PATH"
