@@ -15,8 +15,9 @@
 #   that ends was taken out by a linear scan: quadratic in the number of ranks (16,384 ranks: 94 %
 #   of the simulator's time, in the first allgathers). The patch makes the list a set.
 # - An SMPI group maps actor ids to its ranks through a vector as long as the largest id in it, so
-#   a group over a process column of P ranks took O(P) memory at every rank: O(P^2) in all, over
-#   16 GiB at 16,384 ranks. The patch keeps the ids beyond 4 x the group's size in a hash map.
+#   a group over a process column of P ranks took O(P) memory at every rank: O(P^2) in all, 1 GiB
+#   for each such communicator at 16,384 ranks. The patch keeps the ids beyond 4 x the group's
+#   size in a hash map.
 # Nothing simulated changes: the lists only serve to cancel, suspend, resume or migrate an actor's
 # activities, which no MPI program asks for, and the map gives the same ranks. Needs root for apt
 # (a deb-src entry for bookworm is added if there is none) and about 11 minutes of 2 cores.
