@@ -3,14 +3,19 @@
  *   hla-plan [--op mm|lu|both] [--n N] [--m M] [--k K] [--nrhs R]
  *            [--P P] [--nodes K] [--rpn R] [--threads T] [--grid MxN] [--nb B] [--top 10]
  *            [--machine FILE] [--probe] [--save] [--show] [--intra A,B] [--inter A,B]
- *            [--pairwise] [--relabel G] [--algs summa,hsumma,3d,reduce]
- *            [--bcast native|flat|binomial|pipeline|scatter_allgather]
+ *            [--torus XxYxZ] [--torus-link H,B] [--pairwise] [--relabel G]
+ *            [--algs summa,hsumma,3d,reduce] [--bcast
+ * native|flat|binomial|pipeline|scatter_allgather]
  *
  * The machine model comes from FILE (default: HLA_MACHINE_FILE, else ~/.cache/hla/machine.json;
  * the entry of this host, preferring the one measured with --P ranks, else any), or from a fresh
  * probe of the ranks this runs on (--probe; mpiexec -n P hla-plan --probe), which --save writes to
  * FILE. --intra/--inter override the point-to-point links (alpha seconds, beta seconds per byte),
- * to plan for a network that is not at hand. The target: P ranks (default: the model's) on
+ * to plan for a network that is not at hand. --torus puts the target's nodes on a torus of those
+ * dimensions (1 to 4, the first varying fastest; hplan_target.torus; default: the machine file's
+ * torus where it holds them) whose links take H seconds a hop and B seconds a byte in each
+ * direction (--torus-link; default: the machine file's torus_link): the model then routes the
+ * broadcasts on it. The target: P ranks (default: the model's) on
  * --nodes nodes (default: the model's when P is its P, else one rank per core); with --nodes
  * and no --P, every ranks-per-node / threads-per-rank split of the cores is tried. --grid and --nb
  * fix the grid and block size; --algs limits the multiply to the algorithms named, --bcast fixes
@@ -34,16 +39,18 @@ typedef struct {
   const char *file;
   int have_intra, have_inter;
   hplan_link intra, inter;
+  int torus[HPLAN_TORUS_DIMS], have_torus_link;
+  double torus_link[2];
 } topts;
 
 static void usage(void) {
-  fprintf(
-      stderr,
-      "usage: hla-plan [--op mm|lu|both] [--n N] [--m M] [--k K] [--nrhs R] [--P P]\n"
-      "                [--nodes K] [--rpn R] [--threads T] [--grid MxN] [--nb B] [--top 10]\n"
-      "                [--machine FILE] [--probe] [--save] [--show] [--intra A,B]\n"
-      "                [--inter A,B] [--pairwise] [--relabel G] [--algs summa,hsumma,3d,reduce]\n"
-      "                [--bcast native|flat|binomial|pipeline|scatter_allgather]\n");
+  fprintf(stderr,
+          "usage: hla-plan [--op mm|lu|both] [--n N] [--m M] [--k K] [--nrhs R] [--P P]\n"
+          "                [--nodes K] [--rpn R] [--threads T] [--grid MxN] [--nb B] [--top 10]\n"
+          "                [--machine FILE] [--probe] [--save] [--show] [--intra A,B]\n"
+          "                [--inter A,B] [--torus XxYxZ] [--torus-link H,B] [--pairwise]\n"
+          "                [--relabel G] [--algs summa,hsumma,3d,reduce]\n"
+          "                [--bcast native|flat|binomial|pipeline|scatter_allgather]\n");
 }
 
 static int parse(int argc, char **argv, topts *o) {
@@ -104,6 +111,20 @@ static int parse(int argc, char **argv, topts *o) {
         o->intra = l, o->have_intra = 1;
       else
         o->inter = l, o->have_inter = 1;
+    } else if (!strcmp(a, "--torus")) {
+      NEXT();
+      int d = 0;
+      for (const char *p = v; *p && d < HPLAN_TORUS_DIMS; d++) {
+        char *end;
+        long x = strtol(p, &end, 10);
+        if (end == p || x < 1 || x > 65536 || (*end && *end != 'x')) return -1;
+        o->torus[d] = (int)x;
+        p = *end ? end + 1 : end;
+      }
+    } else if (!strcmp(a, "--torus-link")) {
+      NEXT();
+      if (sscanf(v, "%lf,%lf", &o->torus_link[0], &o->torus_link[1]) != 2) return -1;
+      o->have_torus_link = 1;
     } else if (!strcmp(a, "--relabel")) {
       NEXT();
       o->relabel = atoi(v), o->pairwise = 1;
@@ -169,6 +190,13 @@ static void show_machine(const hplan_machine *m) {
   printf("\n  overlap of a broadcast behind a dgemm: %.2f; a collective after computing: +%.3g s\n",
          m->overlap, m->sync_load);
   printf("  calibration (measured / modelled): LU %.3f, multiply %.3f\n", m->lu_cal, m->mm_cal);
+  if (m->torus[0] > 0) {
+    printf("  torus");
+    for (int d = 0; d < HPLAN_TORUS_DIMS && m->torus[d] > 0; d++)
+      printf("%s%d", d ? "x" : " ", m->torus[d]);
+    printf(": %.3g s a hop, %.3g s/B (%.2f GB/s) a link direction\n", m->torus_link[0],
+           m->torus_link[1], m->torus_link[1] > 0 ? 1e-9 / m->torus_link[1] : 0);
+  }
 }
 
 int main(int argc, char **argv) {
@@ -261,6 +289,7 @@ int main(int argc, char **argv) {
   if (have && me == 0) {
     if (o.have_intra) m.link[HPLAN_INTRA] = o.intra;
     if (o.have_inter) m.link[HPLAN_INTER] = o.inter, m.have_inter = 1;
+    if (o.have_torus_link) memcpy(m.torus_link, o.torus_link, sizeof m.torus_link);
     if (o.show || o.probe) show_machine(&m);
     char why[200];
     if (hplan_check(&m, why, sizeof why) != HLA_OK) /* --intra/--inter may make it so */
@@ -271,6 +300,7 @@ int main(int argc, char **argv) {
     t.M = o.M, t.N = o.N, t.mb = t.nb = o.nb, t.nrhs = o.nrhs;
     if (o.op == 1) t.algs = o.algs;
     t.bcast = o.bcast;
+    memcpy(t.torus, o.torus, sizeof t.torus);
     hplan_ranking *r = malloc(sizeof *r);
     if (r && (o.op & 1)) {
       int e = hplan_matmul_rank(&m, o.m, o.n, o.k, &t, r);

@@ -11,7 +11,9 @@ prediction of that same configuration (grid sqrt P x sqrt P, blocks and panels b
 4 ranks a node as the BG/P-like platform places them) twice: with the model's end-to-end
 calibration (mm_cal, measured by the probe at order 2048) and without it (mm_cal = 0), and prints
 predicted / simulated. Per result file it then compares the configuration the planner ranks first
-among the simulated ones with the best simulated one. Prints a table and JSON lines."""
+among the simulated ones with the best simulated one. Runs of k < n (sampled steps) are predicted
+for that k; a machine model with a torus (bench/sim/add_torus.py) is given the results' torus
+(their "# platform:" line). Prints a table and JSON lines."""
 import json, math, os, re, subprocess, sys, tempfile
 
 args = sys.argv[1:]
@@ -31,17 +33,18 @@ tmp.close()
 rpn = model["machines"][0]["ranks_per_node"]
 
 
-def predict(path, P, n, b, bcast):
-    """hla-plan's rankings (SUMMA, then HSUMMA) on the fixed grid and blocks: {(I, J): seconds},
-    (1, 1) for SUMMA. A ranking keeps its best 48 candidates: a configuration it does not keep
-    has no prediction here."""
+def predict(path, P, n, k, b, bcast, torus):
+    """hla-plan's rankings (SUMMA, then HSUMMA) on the fixed grid and blocks, all candidates:
+    {(I, J): seconds}, (1, 1) for SUMMA. torus: the platform's ("XxYxZ"), for a machine model
+    that has torus links (else hla-plan ignores it)."""
     s = int(math.isqrt(P))
     out = ""
     for alg in ("summa", "hsumma"):
-        out += subprocess.run([tool, "--machine", path, "--op", "mm", "--n", str(n), "--P", str(P),
-                               "--nodes", str(P // rpn), "--grid", f"{s}x{s}", "--nb", str(b),
-                               "--algs", alg, "--top", "48"] +
-                              (["--bcast", bcast] if bcast != "native" else []),
+        out += subprocess.run([tool, "--machine", path, "--op", "mm", "--n", str(n), "--k", str(k),
+                               "--P", str(P), "--nodes", str(P // rpn), "--grid", f"{s}x{s}",
+                               "--nb", str(b), "--algs", alg, "--top", "100000"] +
+                              (["--bcast", bcast] if bcast != "native" else []) +
+                              (["--torus", torus] if torus else []),
                               capture_output=True, text=True, check=True).stdout
     got = {}
     for line in out.splitlines():
@@ -70,7 +73,10 @@ for res in results:
     if not sims:
         continue
     P, n, b, bc = sims[0]["P"], sims[0]["n"], sims[0]["b"], sims[0].get("bcast", "native")
-    cal, nocal = predict(machine, P, n, b, bc), predict(tmp.name, P, n, b, bc)
+    k = sims[0].get("k", n)
+    plat = [l.split() for l in open(res) if l.startswith("# platform: bench/platforms/bgp_like.sh")]
+    torus = "x".join(plat[0][3:6]) if plat else None
+    cal, nocal = predict(machine, P, n, k, b, bc, torus), predict(tmp.name, P, n, k, b, bc, torus)
     rows = []
     for r in sims:
         I, J = (int(x) for x in r["groups"].split("x"))
@@ -80,7 +86,7 @@ for res in results:
         print(f"{P:<6} {n:<6} {r['G']:<3} {r['groups']:<7} {r['seconds']:9.3f}  "
               f"{pc if pc else float('nan'):14.3f}  {pc / r['seconds'] if pc else float('nan'):5.2f}  "
               f"{pn if pn else float('nan'):17.3f}  {pn / r['seconds'] if pn else float('nan'):5.2f}")
-        print(json.dumps({"bench": "plan_check", "P": P, "n": n, "b": b, "G": r["G"],
+        print(json.dumps({"bench": "plan_check", "P": P, "n": n, "k": k, "b": b, "G": r["G"],
                           "groups": r["groups"], "simulated": r["seconds"], "predicted_cal": pc,
                           "predicted_nocal": pn}))
     best = min(rows, key=lambda t: t[0]["seconds"])[0]

@@ -58,6 +58,8 @@ extern "C" {
 #define HPLAN_VERSION 3
 /* Most thread counts whose dgemm rate the model keeps. */
 #define HPLAN_MAX_THREADS 64
+/* Most dimensions of a torus network (hplan_machine.torus). */
+#define HPLAN_TORUS_DIMS 4
 /* Most candidates a ranking keeps (the best ones). */
 #define HPLAN_MAX_CAND 48
 
@@ -128,6 +130,12 @@ typedef struct {
                        as after the automatic paths' probe) */
   double mm_cal;    /* the same for the multiply of order 2048 */
   double seconds;   /* how long the probe took */
+  /* the network, where the user knows it (the probe cannot see it; 0s: not a torus) */
+  int torus[HPLAN_TORUS_DIMS]; /* nodes on a torus of these dimensions (1 to 4 of them, the first
+                                  varying fastest, as BG/P's TXYZ order and SimGrid's TORUS); a
+                                  run on fewer nodes takes the first ones, the probe's among them */
+  double torus_link[2];        /* one direction of one torus link: seconds per hop, seconds per
+                                  byte (model.c: src/dist/plan/torus.c routes the broadcasts) */
 } hplan_machine;
 
 /* ---------------------------------------------------------------- 1. machine model */
@@ -266,6 +274,9 @@ typedef struct {
   int bcast;           /* hbsp_alg of the multiply's panel broadcasts and the LU's broadcasts
                           (hla_opts.bcast.alg); 0 (HBSP_AUTO, the only one the planner picks by
                           itself): the multiply's MPI_Ibcast, overlapped, the LU's own choice */
+  int torus[HPLAN_TORUS_DIMS]; /* the target's nodes on a torus of these dimensions, with the
+                                  machine's torus_link (0s: the machine's torus, where it has one
+                                  that holds the nodes) */
 } hplan_target;
 
 /** One candidate plan: everything needed to run it, and its predicted time. */

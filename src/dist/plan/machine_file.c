@@ -144,6 +144,16 @@ int hplan_check(const hplan_machine *m, char *why, size_t len) {
   CHECK(dbl_in(why, len, "lu_cal", "", -1, m->lu_cal, 1e-6, CAL_MAX, 1));
   CHECK(dbl_in(why, len, "mm_cal", "", -1, m->mm_cal, 1e-6, CAL_MAX, 1));
   CHECK(dbl_in(why, len, "seconds", "", -1, m->seconds, 0, SEC_MAX, 0));
+  /* the torus: leading dimensions, then zeros; at most 2^24 nodes */
+  double nodes_t = 1;
+  for (int d = 0; d < HPLAN_TORUS_DIMS; d++) {
+    int hi = d > 0 && m->torus[d - 1] == 0 ? 0 : 1 << 16;
+    CHECK(int_in(why, len, "torus", d, m->torus[d], 0, hi));
+    if (m->torus[d] > 0) nodes_t *= m->torus[d];
+  }
+  if (nodes_t > (double)(1 << 24)) return say(why, len, "torus: %g nodes", nodes_t);
+  CHECK(dbl_in(why, len, "torus_link", "", 0, m->torus_link[0], 0, SEC_MAX, 0));
+  CHECK(dbl_in(why, len, "torus_link", "", 1, m->torus_link[1], 1e-18, 1.0, m->torus[0] == 0));
   return HLA_OK;
 }
 
@@ -195,7 +205,9 @@ static const field fields[] = {FLD(version, F_INT, 1),
                                FLD(sync_load, F_DBL, 1),
                                FLD(lu_cal, F_DBL, 1),
                                FLD(mm_cal, F_DBL, 1),
-                               FLD(seconds, F_DBL, 1)};
+                               FLD(seconds, F_DBL, 1),
+                               FLD(torus, F_INT, HPLAN_TORUS_DIMS),
+                               FLD(torus_link, F_DBL, 2)};
 #define NFIELDS ((int)(sizeof fields / sizeof fields[0]))
 /* Most entries a file keeps (the oldest go first). */
 #define FILE_MAX 64

@@ -96,6 +96,7 @@
  *   process column's dgemm, then one superstep per process row.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "dist/plan/plan_impl.h"
 
@@ -258,6 +259,29 @@ static double share(int cores, int r, int t) {
 /* Model of the world broadcast at the probe's placement, without calibration. */
 static double bcast_raw(const hp_ctx *x, hp_env e, int alg, double bytes);
 
+/* A shape of MPI_Ibcast beside the hbsp_alg ones: the root sends to every rank at once (SimGrid's
+ * MPI_Ibcast). Only a torus tells it from FLAT, one message after the other. */
+#define HP_FLAT_ALL 6
+
+/* The torus dims with m's links for a placement on `nodes` nodes (the first ones of it); none
+ * when there is none, it has fewer nodes, or its link's rate is unknown. */
+static hp_torus torus_dims(const hplan_machine *m, const int *dims, int nodes) {
+  hp_torus t = {0, {0}, 1, 0, 0};
+  for (int d = 0; d < HPLAN_TORUS_DIMS && dims[d] > 0; d++)
+    t.dim[t.nd++] = dims[d], t.nodes *= dims[d];
+  if (t.nd == 0 || nodes > t.nodes || !(m->torus_link[1] > 0)) return (hp_torus){0, {0}, 0, 0, 0};
+  t.hop = m->torus_link[0], t.beta = m->torus_link[1];
+  return t;
+}
+
+static hp_torus torus_of(const hplan_machine *m, int nodes) {
+  return torus_dims(m, m->torus, nodes);
+}
+
+void hp_ctx_torus(hp_ctx *x, const hplan_machine *m, const int dims[HPLAN_TORUS_DIMS]) {
+  if (dims[0] > 0) x->net = torus_dims(m, dims, x->nodes);
+}
+
 /* Largest factor between a measured MPI_Ibcast and its fitted model for the fit to be used. */
 #define IB_FIT 1.5
 
@@ -270,11 +294,14 @@ static void ibcast_fit(hp_ctx *x, const hplan_machine *m) {
   hp_ctx y = *x; /* the probe's placement */
   y.P = m->P, y.nodes = m->nodes > 0 ? m->nodes : 1;
   y.rpn = (y.P + y.nodes - 1) / y.nodes;
+  y.net = torus_of(m, y.nodes);
   int Mg = m->probe_M > 0 ? m->probe_M : 1, Ng = m->probe_N > 0 ? m->probe_N : m->P;
-  const hp_env envs[HPLAN_NIBCAST] = {hp_env_of(&y, 0, 1, y.P), hp_env_of(&y, 0, 1, Ng),
-                                      hp_env_of(&y, 0, Ng, Mg)};
-  static const int shapes[] = {HBSP_NATIVE, HBSP_FLAT, HBSP_PIPELINE, HBSP_BINOMIAL,
-                               HBSP_SCATTER_ALLGATHER};
+  /* every row at once, every column at once */
+  const hp_env envs[HPLAN_NIBCAST] = {hp_env_of(&y, 0, 1, y.P),
+                                      hp_env_family(hp_env_of(&y, 0, 1, Ng), Ng, Mg, 0, 1),
+                                      hp_env_family(hp_env_of(&y, 0, Ng, Mg), 1, Ng, 0, 1)};
+  static const int shapes[] = {
+      HBSP_NATIVE, HBSP_FLAT, HBSP_PIPELINE, HBSP_BINOMIAL, HBSP_SCATTER_ALLGATHER, HP_FLAT_ALL};
   double best = INFINITY;
   for (size_t a = 0; a < sizeof shapes / sizeof shapes[0]; a++) {
     double lr[HPLAN_NIBCAST], mean = 0;
@@ -339,6 +366,7 @@ void hp_ctx_make(hp_ctx *x, const hplan_machine *m, int P, int nodes, int rpn, i
   x->alloc = (m->alloc_rate > 0 ? m->alloc_rate : 1e9) * clampd((double)r0 / real_rpn, 0.125, 8);
   x->intra = m->link[HPLAN_INTRA];
   x->inter = m->have_inter ? m->link[HPLAN_INTER] : m->link[HPLAN_INTRA];
+  x->net = torus_of(m, nodes);
   x->ovl = clampd(m->overlap, 0, 1);
   /* waiting for ranks that computed: as measured when the cores are shared as in the probe;
    * otherwise about a scheduler quantum times the share of time a rank is off its core */
@@ -398,6 +426,7 @@ void hp_ctx_make(hp_ctx *x, const hplan_machine *m, int P, int nodes, int rpn, i
     hp_ctx y = *x; /* the probe's placement */
     y.P = m->P, y.nodes = m->nodes > 0 ? m->nodes : 1;
     y.rpn = (y.P + y.nodes - 1) / y.nodes;
+    y.net = torus_of(m, y.nodes);
     hp_env w = hp_env_of(&y, 0, 1, y.P);
     const double sizes[HPLAN_NBCAST] = HPLAN_BCAST_SIZES;
     for (int a = HBSP_NATIVE; a <= HBSP_SCATTER_ALLGATHER; a++) {
@@ -419,8 +448,13 @@ void hp_ctx_make(hp_ctx *x, const hplan_machine *m, int P, int nodes, int rpn, i
   }
 }
 
+hp_env hp_env_family(hp_env e, int f1, int n1, int f2, int n2) {
+  e.f1 = f1, e.n1 = n1 > 0 ? n1 : 1, e.f2 = f2, e.n2 = n2 > 0 ? n2 : 1;
+  return e;
+}
+
 hp_env hp_env_of(const hp_ctx *x, int start, int stride, int count) {
-  hp_env e = {count, 1, count};
+  hp_env e = {count, 1, count, start, stride, 0, 1, 0, 1};
   if (count <= 1 || x->rpn <= 0) return e;
   int spans = 0, run = 0, best = 0, last = -1;
   for (int i = 0; i < count; i++) {
@@ -450,9 +484,76 @@ static double ws_t(const hp_ctx *x, double words) {
   return words > (double)HDIST_KEEP_WORDS ? 8.0 * words / x->alloc : 0.0;
 }
 
-/* Broadcast over e with the inter-node link on the messages that cross nodes (uncalibrated). */
+/* One step of a broadcast routed on the torus, messages of m bytes: its slowest message. */
+static double tstep_t(const hp_ctx *x, const hp_tstep *s, double m) {
+  double t = s->intra ? x->intra.alpha + m * x->intra.beta : 0.0;
+  if (s->inter)
+    t = fmax(t, x->inter.alpha + (s->hops - 1) * x->net.hop + m * x->net.beta * s->load);
+  return t;
+}
+
+/* The segmented chain of X = ceil(m / seg) segments on the torus: the slowest link paces it. */
+static int torus_chain(const hp_ctx *x, hp_env e, double m, double seg, int *work, double *t) {
+  hp_tstep s;
+  int rc = hp_torus_step(&x->net, x->rpn, e, HP_STEP_CHAIN, 0, work, &s);
+  double X = fmax(1.0, ceil(m / seg)), fam = (double)e.n1 * e.n2;
+  hp_tstep in = s, out = s;
+  in.inter = 0, out.intra = 0;
+  double si = s.intra ? tstep_t(x, &in, m / X) : 0, so = s.inter ? tstep_t(x, &out, m / X) : 0;
+  *t = (X - 1) * fmax(si, so) + ceil(s.inter / fam) * so + ceil(s.intra / fam) * si;
+  return rc;
+}
+
+/* Broadcast over e's family routed on the torus (uncalibrated), the chain in segments of seg;
+ * -1 where the torus cannot tell (e's ranks unknown, no memory). */
+static double torus_bcast(const hp_ctx *x, hp_env e, int alg, double m, double seg) {
+  if (alg != HBSP_FLAT && alg != HP_FLAT_ALL && alg != HBSP_PIPELINE && alg != HBSP_BINOMIAL &&
+      alg != HBSP_SCATTER_ALLGATHER) { /* NATIVE: as bcast_raw's */
+    double t = torus_bcast(x, e, HBSP_BINOMIAL, m, seg),
+           u = torus_bcast(x, e, HBSP_SCATTER_ALLGATHER, m, seg),
+           v = torus_bcast(x, e, HBSP_PIPELINE, m, 131072.0);
+    return t < 0 || u < 0 || v < 0 ? -1.0 : fmin(t, fmin(u, v));
+  }
+  const hp_torus *net = &x->net;
+  int *work = calloc((size_t)net->nodes * 2 * (size_t)net->nd, sizeof *work);
+  if (work == NULL) return -1.0;
+  int p = e.p, top = 1, rc = HLA_OK;
+  while (top < p) top <<= 1;
+  double t = 0;
+  hp_tstep s;
+  if (alg == HBSP_FLAT) { /* one message after the other */
+    for (int d = 1; d < p && rc == HLA_OK; d++) {
+      rc = hp_torus_step(net, x->rpn, e, HP_STEP_FLAT_ONE, d, work, &s);
+      t += tstep_t(x, &s, m);
+    }
+  } else if (alg == HP_FLAT_ALL) {
+    rc = hp_torus_step(net, x->rpn, e, HP_STEP_FLAT_ALL, 0, work, &s);
+    t = tstep_t(x, &s, m);
+  } else if (alg == HBSP_PIPELINE) {
+    rc = torus_chain(x, e, m, seg, work, &t);
+  } else { /* the tree; the scatter's messages hold d of the p blocks */
+    for (int d = top / 2; d > 0 && rc == HLA_OK; d /= 2) {
+      rc = hp_torus_step(net, x->rpn, e, HP_STEP_TREE, d, work, &s);
+      t += tstep_t(x, &s, alg == HBSP_BINOMIAL ? m : m * d / p);
+    }
+    if (alg == HBSP_SCATTER_ALLGATHER && rc == HLA_OK) {
+      rc = hp_torus_step(net, x->rpn, e, HP_STEP_RING, 0, work, &s);
+      t += (p - 1) * tstep_t(x, &s, m / p);
+    }
+  }
+  free(work);
+  return rc == HLA_OK ? t : -1.0;
+}
+
+/* Broadcast over e with the inter-node link on the messages that cross nodes (uncalibrated); on a
+ * torus, routed (torus.c). */
 static double bcast_raw(const hp_ctx *x, hp_env e, int alg, double m) {
   if (e.p <= 1) return 0.0;
+  if (x->net.nd > 0 && e.n1 > 0 && e.spans > 1) {
+    double t = torus_bcast(x, e, alg, m, 65536.0);
+    if (t >= 0) return t;
+  }
+  if (alg == HP_FLAT_ALL) alg = HBSP_FLAT; /* the root's link carries them one after the other */
   if (e.spans <= 1) return bcast1(alg, e.p, m, 0, x->intra);
   hplan_link ia = x->intra, ie = x->inter;
   double p = e.p, q = e.per_node, X;
@@ -499,7 +600,8 @@ static double bcast_first(const hp_ctx *x, hp_env e, int alg, double bytes) {
 
 double hp_bcast_nodes(const hp_ctx *x, hp_env e, int alg, double bytes) {
   if (e.spans <= 1 || e.per_node <= 1 || e.spans >= e.p) return hp_bcast(x, e, alg, bytes);
-  hp_env in = {e.per_node, 1, e.per_node}, lead = {e.spans, e.spans, 1};
+  hp_env in = {.p = e.per_node, .spans = 1, .per_node = e.per_node},
+         lead = {.p = e.spans, .spans = e.spans, .per_node = 1};
   return 2 * hp_bcast(x, in, alg, bytes) + hp_bcast(x, lead, alg, bytes);
 }
 
@@ -557,15 +659,20 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int64_t mloc, int6
   double cstep;
   int hier = (gi > 1 || gj > 1) && !(gi == M && gj == N);
   if (!hier) {
-    hp_env row = hp_env_of(x, 0, 1, N), col = hp_env_of(x, 0, cs, M);
+    hp_env row = hp_env_family(hp_env_of(x, 0, 1, N), cs, M, 0, 1),
+           col = hp_env_family(hp_env_of(x, 0, cs, M), 1, N, 0, 1);
     cstep = pa * mm_bcast_t(x, row, alg, 8.0 * mloc * w / pa) +
             pb * mm_bcast_t(x, col, alg, 8.0 * nloc * w / pb);
   } else {
     int qI = M / gi, qJ = N / gj;
     double per = (double)Mo / b;
     if (per < 1) per = 1;
-    hp_env rin = hp_env_of(x, 0, 1, qJ), rout = hp_env_of(x, 0, qJ, gj);
-    hp_env cin = hp_env_of(x, 0, cs, qI), cout = hp_env_of(x, 0, qI * cs, gi);
+    /* every group of every row (column) at once inside; across, the owners' column (row) of the
+     * groups in every row (column) */
+    hp_env rin = hp_env_family(hp_env_of(x, 0, 1, qJ), qJ, gj, cs, M),
+           rout = hp_env_family(hp_env_of(x, 0, qJ, gj), cs, M, 0, 1);
+    hp_env cin = hp_env_family(hp_env_of(x, 0, cs, qI), qI * cs, gi, 1, N),
+           cout = hp_env_family(hp_env_of(x, 0, qI * cs, gi), 1, N, 0, 1);
     double inner = pa * mm_bcast_t(x, rin, alg, 8.0 * mloc * w / pa) +
                    pb * mm_bcast_t(x, cin, alg, 8.0 * nloc * w / pb);
     double outer = pieces((int)Mo, kba) *
@@ -724,7 +831,9 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
     if (c->nrhs > 0) t += hp_solve_time(x, n, M, N, nb, c->nrhs);
     goto done;
   }
-  hp_env row = hp_env_of(x, 0, 1, N), col = hp_env_of(x, 0, N, M);
+  /* the L panel goes along every process row at once, U down every process column */
+  hp_env row = hp_env_family(hp_env_of(x, 0, 1, N), N, M, 0, 1),
+         col = hp_env_family(hp_env_of(x, 0, N, M), 1, N, 0, 1);
   int hier = c->alg == HLA_LU_HIER;
   int la = c->lookahead > 0 && N > 1;
   int flat_row = la && (!hier || row.spans <= 1 || row.per_node <= 1);

@@ -19,6 +19,13 @@
 
 /* ---------------------------------------------------------------- model context (model.c) */
 
+/* A torus network of nodes (hplan_machine.torus) as one placement sees it; nd = 0: none. */
+typedef struct {
+  int nd, dim[HPLAN_TORUS_DIMS];
+  int nodes;        /* the product of the dimensions */
+  double hop, beta; /* per hop: seconds; per byte of one link direction: seconds */
+} hp_torus;
+
 /* Where the ranks are and what each gets: the effective parameters of one placement. */
 typedef struct {
   const hplan_machine *m;
@@ -39,20 +46,48 @@ typedef struct {
   double l0, l1;         /* hbsp_sync on p ranks of one node: l0 + l1 (p - 1) */
   double gw;             /* g per 8-byte word inside a node */
   double ar0, ar1;       /* small allreduce on p ranks of one node: ar0 + ar1 ceil(log2 p) */
+  hp_torus net;          /* the torus this placement's nodes lie on (net.nd = 0: none) */
 } hp_ctx;
 
 /* An environment of the grid as the model sees it: p ranks spanning `spans` nodes, at most
- * per_node of them on one node. */
+ * per_node of them on one node. Where known (n1 > 0), its ranks are start + i stride, and it
+ * broadcasts at once with its translates by a f1 + b f2 (a < n1, b < n2): every row of the grid,
+ * say, which is what a torus's links carry together. */
 typedef struct {
   int p, spans, per_node;
+  int start, stride, f1, n1, f2, n2;
 } hp_env;
 
 /* Fill ctx for P ranks on nodes nodes with rpn ranks per node and threads threads per rank (0s:
  * as the model was measured / derived). Local, pure. */
 void hp_ctx_make(hp_ctx *ctx, const hplan_machine *m, int P, int nodes, int rpn, int threads);
 
-/* The environment of count ranks start, start + stride, ... under ctx's placement. */
+/* ctx's nodes on a torus of dims (with m's torus_link) instead of m's own torus; dims[0] = 0:
+ * no change. */
+void hp_ctx_torus(hp_ctx *ctx, const hplan_machine *m, const int dims[HPLAN_TORUS_DIMS]);
+
+/* The environment of count ranks start, start + stride, ... under ctx's placement, alone. */
 hp_env hp_env_of(const hp_ctx *ctx, int start, int stride, int count);
+/* e with its family: it runs at once with its translates by a f1 + b f2, a < n1, b < n2. */
+hp_env hp_env_family(hp_env e, int f1, int n1, int f2, int n2);
+
+/* ---------------------------------------------------------------- the torus (torus.c)
+ * One step of a broadcast as point-to-point messages between relative ranks of an environment,
+ * sent at once by every environment of its family: TREE the binomial tree's messages over `dist`
+ * (v -> v + dist, v a multiple of 2 dist), FLAT_ALL the root to every rank at once, FLAT_ONE the
+ * root to rank dist, CHAIN v -> v + 1, RING v -> v + 1 mod p. */
+enum { HP_STEP_TREE, HP_STEP_FLAT_ALL, HP_STEP_FLAT_ONE, HP_STEP_CHAIN, HP_STEP_RING };
+typedef struct {
+  int intra, inter; /* messages inside a node (loopback), across nodes */
+  int hops;         /* most links one message crosses */
+  int load;         /* most messages of the step on one link of the slowest message's route */
+} hp_tstep;
+/* The step's messages routed on t (ranks rpn per node, nodes in t's order) with dimension-ordered
+ * shortest routes, as SimGrid's TORUS and BG/P's deterministic routing. work: t->nodes x 2 t->nd
+ * ints of zeros, zeros again on return. HLA_OK; HLA_ERR_DIM: a rank beyond t's nodes, or e's
+ * ranks unknown. Local, pure. */
+int hp_torus_step(const hp_torus *t, int rpn, hp_env e, int kind, int dist, int *work,
+                  hp_tstep *out);
 
 /* Seconds of a dgemm of m x n x k on one rank (0 for an empty one). */
 double hp_gemm(const hp_ctx *ctx, double m, double n, double k);

@@ -180,6 +180,7 @@ int hplan_matmul_rank(const hplan_machine *mach, int64_t m, int64_t n, int64_t k
   for (int ip = 0; ip < npl; ip++) {
     hp_ctx x;
     hp_ctx_make(&x, mach, pl[ip][0], pl[ip][1], pl[ip][2], pl[ip][3]);
+    hp_ctx_torus(&x, mach, t->torus);
     int P = x.P;
     double bound = mem_bound_of(&x, t->mem_bound);
     for (int M = 1; M <= P; M++) {
@@ -248,6 +249,7 @@ int hplan_lu_rank(const hplan_machine *mach, int64_t n, const hplan_target *tin,
   for (int ip = 0; ip < npl; ip++) {
     hp_ctx x;
     hp_ctx_make(&x, mach, pl[ip][0], pl[ip][1], pl[ip][2], pl[ip][3]);
+    hp_ctx_torus(&x, mach, t->torus);
     int P = x.P;
     for (int M = 1; M <= P; M++) {
       if (P % M) continue;

@@ -1,0 +1,110 @@
+/* Unit tests of the torus in the cost model (src/dist/plan/torus.c and its use in model.c): the
+ * routes and link loads of a broadcast's steps on a small torus worked out by hand, the broadcast
+ * times built from them, and the fields' checks. Pure functions, no MPI.
+ * @nompi
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "unit.h"
+#include "dist/plan/plan_impl.h"
+
+/* 16 nodes on a 4 x 4 torus, 4 ranks a node: node n = (n % 4, n / 4). */
+static const hp_torus t44 = {2, {4, 4}, 16, 1e-5, 2.5e-9};
+
+static hp_env env(int p, int start, int stride, int f1, int n1) {
+  hp_env e = {p, 0, 0, start, stride, f1, n1, 0, 1};
+  return e;
+}
+
+static int zeros(const int *w, int n) {
+  for (int i = 0; i < n; i++)
+    if (w[i]) return 0;
+  return 1;
+}
+
+static void test_torus_steps(void) {
+  int work[16 * 2 * 2] = {0};
+  hp_tstep s;
+  /* the world's root to all at once: nodes (1, y) and (2, y) go up x (2 is half way: upward, as
+   * SimGrid), 32 messages on the link out of node 0; the farthest is (2, 2), 4 hops */
+  CU_ASSERT_EQUAL(hp_torus_step(&t44, 4, env(64, 0, 1, 0, 1), HP_STEP_FLAT_ALL, 0, work, &s),
+                  HLA_OK);
+  CU_ASSERT_EQUAL(s.intra, 3);
+  CU_ASSERT_EQUAL(s.inter, 60);
+  CU_ASSERT_EQUAL(s.load, 32);
+  CU_ASSERT_EQUAL(s.hops, 4);
+  CU_ASSERT(zeros(work, 64));
+  /* every column of an 8 x 8 grid at once (8 ranks, stride 8): columns 0-3 on nodes (0|2, y),
+   * 4-7 on (1|3, y); both halves' roots send up x across the link from (1, 0) to (2, 0) */
+  CU_ASSERT_EQUAL(hp_torus_step(&t44, 4, env(8, 0, 8, 1, 8), HP_STEP_FLAT_ALL, 0, work, &s),
+                  HLA_OK);
+  CU_ASSERT_EQUAL(s.load, 32);
+  CU_ASSERT_EQUAL(s.inter, 56);
+  /* the binomial tree's first step on the world: 0 -> 32, node 0 -> node 8 = (0, 2), alone */
+  CU_ASSERT_EQUAL(hp_torus_step(&t44, 4, env(64, 0, 1, 0, 1), HP_STEP_TREE, 32, work, &s), HLA_OK);
+  CU_ASSERT(s.inter == 1 && s.intra == 0 && s.load == 1 && s.hops == 2);
+  /* its last: inside the nodes */
+  CU_ASSERT_EQUAL(hp_torus_step(&t44, 4, env(64, 0, 1, 0, 1), HP_STEP_TREE, 1, work, &s), HLA_OK);
+  CU_ASSERT(s.inter == 0 && s.intra == 32);
+  /* every row of an 8 x 8 grid (two nodes each) in a ring: 4 messages out of each node */
+  CU_ASSERT_EQUAL(hp_torus_step(&t44, 4, env(8, 0, 1, 8, 8), HP_STEP_RING, 0, work, &s), HLA_OK);
+  CU_ASSERT(s.inter == 16 && s.intra == 48 && s.load == 1);
+  CU_ASSERT(zeros(work, 64));
+  /* ranks beyond the torus, or unknown: no answer */
+  CU_ASSERT_EQUAL(hp_torus_step(&t44, 4, env(128, 0, 1, 0, 1), HP_STEP_TREE, 1, work, &s),
+                  HLA_ERR_DIM);
+  CU_ASSERT_EQUAL(hp_torus_step(&t44, 4, env(8, 0, 1, 8, 0), HP_STEP_TREE, 1, work, &s),
+                  HLA_ERR_DIM);
+}
+
+/* A binomial broadcast of the world on the machine's torus, step by step as routed: 32 ranks away
+ * is y + 2 (2 hops), 16 y + 1, 8 x + 2, 4 x + 1, then two steps inside the nodes; one message a
+ * link. Without the link's rate the model has no torus. */
+static void test_torus_bcast(void) {
+  hplan_machine m;
+  const hplan_link in = {1e-6, 2.5e-10}, out = {5e-6, 1e-8};
+  hplan_machine_synthetic(&m, 64, 16, 4, 1e10, in, out);
+  m.torus[0] = 4, m.torus[1] = 4, m.torus_link[0] = 1e-5, m.torus_link[1] = 2.5e-9;
+  hp_ctx x;
+  hp_ctx_make(&x, &m, 64, 16, 4, 1);
+  CU_ASSERT_EQUAL(x.net.nd, 2);
+  const double B = 1 << 20;
+  hp_env w = hp_env_of(&x, 0, 1, 64);
+  double want = 4 * (out.alpha + B * 2.5e-9) + 2 * 1e-5 + 2 * (in.alpha + B * in.beta);
+  CU_ASSERT_DOUBLE_EQUAL(hp_bcast(&x, w, HBSP_BINOMIAL, B), want, 1e-12);
+  /* the rows' ring of the scatter-allgather and the chain cross the same links */
+  CU_ASSERT(hp_bcast(&x, w, HBSP_PIPELINE, B) > 0);
+  /* 1,024 ranks: 256 nodes, more than the torus holds: the links of the probe again */
+  hp_ctx y;
+  hp_ctx_make(&y, &m, 1024, 256, 4, 1);
+  CU_ASSERT_EQUAL(y.net.nd, 0);
+  const int dims[HPLAN_TORUS_DIMS] = {8, 8, 4, 0};
+  hp_ctx_torus(&y, &m, dims);
+  CU_ASSERT(y.net.nd == 3 && y.net.nodes == 256);
+  m.torus_link[1] = 0;
+  hp_ctx_make(&x, &m, 64, 16, 4, 1);
+  CU_ASSERT_EQUAL(x.net.nd, 0);
+  CU_ASSERT_DOUBLE_EQUAL(hp_bcast(&x, w, HBSP_BINOMIAL, B),
+                         4 * (out.alpha + B * out.beta) + 2 * (in.alpha + B * in.beta), 1e-12);
+}
+
+static void test_torus_fields(void) {
+  hplan_machine m;
+  hplan_machine_synthetic(&m, 64, 16, 4, 1e10, (hplan_link){1e-6, 1e-10}, (hplan_link){5e-6, 1e-8});
+  char why[200];
+  m.torus[0] = 4, m.torus[1] = 4, m.torus_link[1] = 2.5e-9;
+  CU_ASSERT_EQUAL(hplan_check(&m, why, sizeof why), HLA_OK);
+  m.torus[1] = 0, m.torus[2] = 4; /* a dimension after the end */
+  CU_ASSERT_EQUAL(hplan_check(&m, why, sizeof why), HLA_ERR_ARG);
+  CU_ASSERT(strstr(why, "torus[2]") != NULL);
+  m.torus[1] = 4, m.torus[2] = 0, m.torus_link[1] = 0; /* a torus without its link */
+  CU_ASSERT_EQUAL(hplan_check(&m, why, sizeof why), HLA_ERR_ARG);
+  CU_ASSERT(strstr(why, "torus_link[1]") != NULL);
+  m.torus_link[1] = 2.5e-9, m.torus_link[0] = NAN;
+  CU_ASSERT_EQUAL(hplan_check(&m, why, sizeof why), HLA_ERR_ARG);
+}
+
+void hla_test_register(void) {
+  HT_SUITE("plan_torus", test_torus_steps, test_torus_bcast, test_torus_fields);
+}
