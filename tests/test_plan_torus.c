@@ -17,14 +17,14 @@ static hp_env env(int p, int start, int stride, int f1, int n1) {
   return e;
 }
 
-static int zeros(const int *w, int n) {
+static int zeros(const double *w, int n) {
   for (int i = 0; i < n; i++)
     if (w[i]) return 0;
   return 1;
 }
 
 static void test_torus_steps(void) {
-  int work[16 * 2 * 2] = {0};
+  double work[16 * 2 * 2] = {0};
   hp_tstep s;
   /* the world's root to all at once: nodes (1, y) and (2, y) go up x (2 is half way: upward, as
    * SimGrid), 32 messages on the link out of node 0; the farthest is (2, 2), 4 hops */

@@ -84,10 +84,16 @@ typedef struct {
 } hp_tstep;
 /* The step's messages routed on t (ranks rpn per node, nodes in t's order) with dimension-ordered
  * shortest routes, as SimGrid's TORUS and BG/P's deterministic routing. work: t->nodes x 2 t->nd
- * ints of zeros, zeros again on return. HLA_OK; HLA_ERR_DIM: a rank beyond t's nodes, or e's
+ * doubles of zeros, zeros again on return. HLA_OK; HLA_ERR_DIM: a rank beyond t's nodes, or e's
  * ranks unknown. Local, pure. */
-int hp_torus_step(const hp_torus *t, int rpn, hp_env e, int kind, int dist, int *work,
+int hp_torus_step(const hp_torus *t, int rpn, hp_env e, int kind, int dist, double *work,
                   hp_tstep *out);
+/* The most bytes that one link carries when every environment envs[i] (i < n) and its family
+ * broadcast bytes[i] at once, all the steps of kind (HP_STEP_TREE: every step of the tree; else
+ * its one step) together: what broadcasts that overlap one another and the computation take per
+ * panel at the least, once they stream. work as hp_torus_step's. HLA_OK; HLA_ERR_DIM. */
+int hp_torus_volume(const hp_torus *t, int rpn, const hp_env *envs, const double *bytes, int n,
+                    int kind, double *work, double *most);
 
 /* Seconds of a dgemm of m x n x k on one rank (0 for an empty one). */
 double hp_gemm(const hp_ctx *ctx, double m, double n, double k);

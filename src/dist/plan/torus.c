@@ -37,7 +37,7 @@ static int step_msg(int kind, int dist, int p, int i, int *s, int *d) {
 /* The route from node a to node b: adds `add` to the load of each of its links and returns its
  * hops; *most gets the largest load on it. A link is the channel out of a node in one dimension
  * and direction: work[(node nd + d) 2 + dir], dir 0 upward from node, 1 downward into node. */
-static int route(const hp_torus *t, int a, int b, int *work, int add, int *most) {
+static int route(const hp_torus *t, int a, int b, double *work, double add, double *most) {
   int hops = 0, cur = a, prod = 1;
   *most = 0;
   for (int d = 0; d < t->nd; d++) {
@@ -58,23 +58,27 @@ static int route(const hp_torus *t, int a, int b, int *work, int add, int *most)
   return hops;
 }
 
-int hp_torus_step(const hp_torus *t, int rpn, hp_env e, int kind, int dist, int *work,
+/* e's ranks known and inside the torus (the largest is the last of the last translate). */
+static int fits(const hp_torus *t, int rpn, hp_env e) {
+  long long last = e.start + (long long)(e.n1 - 1) * e.f1 + (long long)(e.n2 - 1) * e.f2 +
+                   (long long)(e.p - 1) * e.stride;
+  return t->nd > 0 && e.n1 > 0 && e.n2 > 0 && rpn > 0 && e.start >= 0 && e.stride >= 0 &&
+         e.f1 >= 0 && e.f2 >= 0 && last / rpn < t->nodes;
+}
+
+int hp_torus_step(const hp_torus *t, int rpn, hp_env e, int kind, int dist, double *work,
                   hp_tstep *out) {
   hp_tstep r = {0, 0, 0, 0};
   *out = r;
-  if (t->nd <= 0 || e.n1 <= 0 || e.n2 <= 0 || rpn <= 0) return HLA_ERR_DIM;
-  /* all ranks inside the torus: the largest is the last of the last translate */
-  long long last = e.start + (long long)(e.n1 - 1) * e.f1 + (long long)(e.n2 - 1) * e.f2 +
-                   (long long)(e.p - 1) * e.stride;
-  if (e.start < 0 || e.stride < 0 || e.f1 < 0 || e.f2 < 0 || last / rpn >= t->nodes)
-    return HLA_ERR_DIM;
+  if (!fits(t, rpn, e)) return HLA_ERR_DIM;
   /* two passes over the messages: loads, then each message's busiest link; a third clears */
   for (int pass = 0; pass < 3; pass++)
     for (int a = 0; a < e.n1; a++)
       for (int b = 0; b < e.n2; b++) {
         int base = e.start + a * e.f1 + b * e.f2, s, d;
         for (int i = 0; step_msg(kind, dist, e.p, i, &s, &d); i++) {
-          int ns = (base + s * e.stride) / rpn, nd = (base + d * e.stride) / rpn, most;
+          int ns = (base + s * e.stride) / rpn, nd = (base + d * e.stride) / rpn;
+          double most;
           if (ns == nd) {
             if (pass == 0) r.intra++;
             continue;
@@ -83,10 +87,41 @@ int hp_torus_step(const hp_torus *t, int rpn, hp_env e, int kind, int dist, int 
           if (pass == 1) {
             r.inter++;
             if (hops > r.hops) r.hops = hops;
-            if (most > r.load) r.load = most;
+            if (most > r.load) r.load = (int)most;
           }
         }
       }
   *out = r;
+  return HLA_OK;
+}
+
+int hp_torus_volume(const hp_torus *t, int rpn, const hp_env *envs, const double *bytes, int n,
+                    int kind, double *work, double *most) {
+  *most = 0;
+  for (int i = 0; i < n; i++)
+    if (envs[i].p > 1 && !fits(t, rpn, envs[i])) return HLA_ERR_DIM;
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < n; i++) {
+      hp_env e = envs[i];
+      if (e.p <= 1 || !(bytes[i] > 0)) continue;
+      int top = 1;
+      while (top < e.p) top <<= 1;
+      /* the tree's steps, or the one step of the others */
+      for (int dist = kind == HP_STEP_TREE ? top / 2 : 0; kind != HP_STEP_TREE || dist > 0;
+           dist /= 2) {
+        for (int a = 0; a < e.n1; a++)
+          for (int b = 0; b < e.n2; b++) {
+            int base = e.start + a * e.f1 + b * e.f2, s, d;
+            for (int j = 0; step_msg(kind, dist, e.p, j, &s, &d); j++) {
+              int ns = (base + s * e.stride) / rpn, nd = (base + d * e.stride) / rpn;
+              double m;
+              if (ns == nd) continue;
+              route(t, ns, nd, work, pass == 0 ? bytes[i] : -bytes[i], &m);
+              if (pass == 0 && m > *most) *most = m;
+            }
+          }
+        if (kind != HP_STEP_TREE) break;
+      }
+    }
   return HLA_OK;
 }
