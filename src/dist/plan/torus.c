@@ -66,31 +66,54 @@ static int fits(const hp_torus *t, int rpn, hp_env e) {
          e.f1 >= 0 && e.f2 >= 0 && last / rpn < t->nodes;
 }
 
+/* The messages of one step over e's family, one at a time (msg_next): a cursor. */
+typedef struct {
+  hp_env e;
+  int rpn, kind, dist, a, b, i;
+} msg_iter;
+
+static msg_iter msg_start(hp_env e, int rpn, int kind, int dist) {
+  msg_iter it = {e, rpn, kind, dist, 0, 0, 0};
+  return it;
+}
+
+/* The nodes *ns -> *nd of the next message; 0 when there is none left. */
+static int msg_next(msg_iter *it, int *ns, int *nd) {
+  const hp_env *e = &it->e;
+  for (int s, d; it->a < e->n1;) {
+    if (step_msg(it->kind, it->dist, e->p, it->i++, &s, &d)) {
+      int base = e->start + it->a * e->f1 + it->b * e->f2;
+      *ns = (base + s * e->stride) / it->rpn, *nd = (base + d * e->stride) / it->rpn;
+      return 1;
+    }
+    it->i = 0;
+    if (++it->b == e->n2) it->b = 0, it->a++;
+  }
+  return 0;
+}
+
 int hp_torus_step(const hp_torus *t, int rpn, hp_env e, int kind, int dist, double *work,
                   hp_tstep *out) {
   hp_tstep r = {0, 0, 0, 0};
   *out = r;
   if (!fits(t, rpn, e)) return HLA_ERR_DIM;
   /* two passes over the messages: loads, then each message's busiest link; a third clears */
-  for (int pass = 0; pass < 3; pass++)
-    for (int a = 0; a < e.n1; a++)
-      for (int b = 0; b < e.n2; b++) {
-        int base = e.start + a * e.f1 + b * e.f2, s, d;
-        for (int i = 0; step_msg(kind, dist, e.p, i, &s, &d); i++) {
-          int ns = (base + s * e.stride) / rpn, nd = (base + d * e.stride) / rpn;
-          double most;
-          if (ns == nd) {
-            if (pass == 0) r.intra++;
-            continue;
-          }
-          int hops = route(t, ns, nd, work, pass == 0 ? 1 : pass == 1 ? 0 : -1, &most);
-          if (pass == 1) {
-            r.inter++;
-            if (hops > r.hops) r.hops = hops;
-            if (most > r.load) r.load = (int)most;
-          }
-        }
+  for (int pass = 0; pass < 3; pass++) {
+    msg_iter it = msg_start(e, rpn, kind, dist);
+    for (int ns, nd; msg_next(&it, &ns, &nd);) {
+      double most;
+      if (ns == nd) {
+        if (pass == 0) r.intra++;
+        continue;
       }
+      int hops = route(t, ns, nd, work, pass == 0 ? 1 : pass == 1 ? 0 : -1, &most);
+      if (pass == 1) {
+        r.inter++;
+        if (hops > r.hops) r.hops = hops;
+        if (most > r.load) r.load = (int)most;
+      }
+    }
+  }
   *out = r;
   return HLA_OK;
 }
@@ -102,24 +125,19 @@ int hp_torus_volume(const hp_torus *t, int rpn, const hp_env *envs, const double
     if (envs[i].p > 1 && !fits(t, rpn, envs[i])) return HLA_ERR_DIM;
   for (int pass = 0; pass < 2; pass++)
     for (int i = 0; i < n; i++) {
-      hp_env e = envs[i];
-      if (e.p <= 1 || !(bytes[i] > 0)) continue;
+      if (envs[i].p <= 1 || !(bytes[i] > 0)) continue;
       int top = 1;
-      while (top < e.p) top <<= 1;
+      while (top < envs[i].p) top <<= 1;
       /* the tree's steps, or the one step of the others */
-      for (int dist = kind == HP_STEP_TREE ? top / 2 : 0; kind != HP_STEP_TREE || dist > 0;
+      for (int dist = kind == HP_STEP_TREE ? top / 2 : 0; dist > 0 || kind != HP_STEP_TREE;
            dist /= 2) {
-        for (int a = 0; a < e.n1; a++)
-          for (int b = 0; b < e.n2; b++) {
-            int base = e.start + a * e.f1 + b * e.f2, s, d;
-            for (int j = 0; step_msg(kind, dist, e.p, j, &s, &d); j++) {
-              int ns = (base + s * e.stride) / rpn, nd = (base + d * e.stride) / rpn;
-              double m;
-              if (ns == nd) continue;
-              route(t, ns, nd, work, pass == 0 ? bytes[i] : -bytes[i], &m);
-              if (pass == 0 && m > *most) *most = m;
-            }
-          }
+        msg_iter it = msg_start(envs[i], rpn, kind, dist);
+        for (int ns, nd; msg_next(&it, &ns, &nd);) {
+          double m;
+          if (ns == nd) continue;
+          route(t, ns, nd, work, pass == 0 ? bytes[i] : -bytes[i], &m);
+          if (pass == 0 && m > *most) *most = m;
+        }
         if (kind != HP_STEP_TREE) break;
       }
     }
