@@ -51,6 +51,17 @@ static void test_torus_steps(void) {
   CU_ASSERT_EQUAL(hp_torus_step(&t44, 4, env(8, 0, 1, 8, 8), HP_STEP_RING, 0, work, &s), HLA_OK);
   CU_ASSERT(s.inter == 16 && s.intra == 48 && s.load == 1);
   CU_ASSERT(zeros(work, 64));
+  /* recursive doubling down one column of 8 x 8 (stride 8: nodes (0|2, y), y = r / 2): at
+   * distance 1 across x, 2 hops a message, each direction its own channel; at distance 4, rows
+   * y -> y + 2 (half way: upward) and back: 0 -> 4 goes (0, 0) (0, 1) (0, 2), 6 -> 2 (0, 3) (0, 0)
+   * (0, 1), both over the link up from (0, 0) */
+  CU_ASSERT_EQUAL(hp_torus_step(&t44, 4, env(8, 0, 8, 0, 1), HP_STEP_EXCHANGE, 1, work, &s),
+                  HLA_OK);
+  CU_ASSERT(s.inter == 8 && s.intra == 0 && s.load == 1 && s.hops == 2);
+  CU_ASSERT_EQUAL(hp_torus_step(&t44, 4, env(8, 0, 8, 0, 1), HP_STEP_EXCHANGE, 4, work, &s),
+                  HLA_OK);
+  CU_ASSERT(s.inter == 8 && s.load == 2 && s.hops == 2);
+  CU_ASSERT(zeros(work, 64));
   /* ranks beyond the torus, or unknown: no answer */
   CU_ASSERT_EQUAL(hp_torus_step(&t44, 4, env(128, 0, 1, 0, 1), HP_STEP_TREE, 1, work, &s),
                   HLA_ERR_DIM);

@@ -75,8 +75,16 @@ hp_env hp_env_family(hp_env e, int f1, int n1, int f2, int n2);
  * One step of a broadcast as point-to-point messages between relative ranks of an environment,
  * sent at once by every environment of its family: TREE the binomial tree's messages over `dist`
  * (v -> v + dist, v a multiple of 2 dist), FLAT_ALL the root to every rank at once, FLAT_ONE the
- * root to rank dist, CHAIN v -> v + 1, RING v -> v + 1 mod p. */
-enum { HP_STEP_TREE, HP_STEP_FLAT_ALL, HP_STEP_FLAT_ONE, HP_STEP_CHAIN, HP_STEP_RING };
+ * root to rank dist, CHAIN v -> v + 1, RING v -> v + 1 mod p, EXCHANGE v -> v xor dist (a step of
+ * recursive doubling: every rank sends). */
+enum {
+  HP_STEP_TREE,
+  HP_STEP_FLAT_ALL,
+  HP_STEP_FLAT_ONE,
+  HP_STEP_CHAIN,
+  HP_STEP_RING,
+  HP_STEP_EXCHANGE
+};
 typedef struct {
   int intra, inter; /* messages inside a node (loopback), across nodes */
   int hops;         /* most links one message crosses */

@@ -28,6 +28,9 @@ static int step_msg(int kind, int dist, int p, int i, int *s, int *d) {
   case HP_STEP_CHAIN:
     *s = i, *d = i + 1;
     return *d < p;
+  case HP_STEP_EXCHANGE:
+    *s = i, *d = i ^ dist;
+    return dist > 0 && i < p && *d < p;
   default: /* HP_STEP_RING */
     *s = i, *d = (i + 1) % p;
     return p > 1 && i < p;
