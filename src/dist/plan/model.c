@@ -630,6 +630,8 @@ double hp_bcast_nodes(const hp_ctx *x, hp_env e, int alg, double bytes) {
   if (e.spans <= 1 || e.per_node <= 1 || e.spans >= e.p) return hp_bcast(x, e, alg, bytes);
   hp_env in = {.p = e.per_node, .spans = 1, .per_node = e.per_node},
          lead = {.p = e.spans, .spans = e.spans, .per_node = 1};
+  if (e.n1 > 0 && e.stride > 0 && x->rpn % e.stride == 0 && e.per_node == x->rpn / e.stride)
+    lead = e, lead.p = e.spans, lead.stride = x->rpn, lead.per_node = 1; /* nodes in a run */
   return 2 * hp_bcast(x, in, alg, bytes) + hp_bcast(x, lead, alg, bytes);
 }
 
@@ -986,7 +988,7 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
                   : 0.0;
     } else {
       trsm = Cn > 0 ? 0.6 * hp_gemm(x, jb, Cn, jb) + pack_t(x, 8.0 * jb * Cn) : 0.0;
-      Ub = hier ? hp_bcast_nodes(x, col, ualg, 8.0 * jb * Cn)
+      Ub = hier ? hp_bcast_nodes(x, ucol, ualg, 8.0 * jb * Cn)
                 : hp_bcast(x, ucol, ualg, 8.0 * jb * Cn);
     }
     cmp += Ub;

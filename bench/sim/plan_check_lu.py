@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Experiment 4 of the scale issue for the LU: the planner's predictions against the simulated
+times, and its pick against the best simulated grid.
+
+  bench/sim/plan_check_lu.py MACHINE.json RESULTS.txt... [--hla-plan PATH]
+
+MACHINE.json is a machine model that hplan_probe measured under smpirun on the simulated platform
+(bench/sim/probe_roundtrip.sh, with bench/sim/add_torus.py for its torus); RESULTS.txt are outputs
+of bench/sim/lu_flat_hier.sh on that platform. For every simulated LU (P, n, nb, grid, flat or
+hierarchical by node, the broadcasts) it asks hla-plan for the prediction of that configuration
+(4 ranks a node, one thread, look-ahead on, as lu_flat_hier.sh runs it; a machine model with a
+torus is given the results' torus, from their "# platform:" line) and prints predicted /
+simulated. Per machine size it then asks hla-plan for its pick among all grids and compares it
+with the best simulated run with the library's own broadcasts. Prints a table and JSON lines."""
+import json, re, subprocess, sys
+
+args = sys.argv[1:]
+tool = "build/hla-plan"
+if "--hla-plan" in args:
+    i = args.index("--hla-plan")
+    tool = args[i + 1]
+    del args[i:i + 2]
+machine, results = args[0], args[1:]
+rpn = json.load(open(machine))["machines"][0]["ranks_per_node"]
+PLAN = re.compile(r"LU (flat|hierarchical) (\d+x\d+) nb=(\d+) look-ahead on")
+
+
+def plans(P, n, nb, torus, grid=None, bcast="auto"):
+    """hla-plan's LU candidates with look-ahead: [(seconds, alg, grid)], best first."""
+    cmd = [tool, "--machine", machine, "--op", "lu", "--n", str(n), "--P", str(P), "--nodes",
+           str(P // rpn), "--rpn", str(rpn), "--threads", "1", "--nb", str(nb), "--top", "100000"]
+    cmd += (["--grid", grid] if grid else []) + (["--bcast", bcast] if bcast != "auto" else [])
+    cmd += ["--torus", torus] if torus else []
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    got = []
+    for line in out.splitlines():
+        m = PLAN.search(line)
+        if m and int(m.group(3)) == nb:
+            got.append((float(line.split()[1]), "flat" if m.group(1) == "flat" else "hier",
+                        m.group(2)))
+    return got
+
+
+sims = {}  # P -> [(run, torus)]
+for res in results:
+    plat = [l.split() for l in open(res) if l.startswith("# platform: bench/platforms/bgp_like.sh")]
+    torus = "x".join(plat[0][3:6]) if plat else None
+    for l in open(res):
+        if l.startswith('{"bench":"sim_lu"'):
+            r = json.loads(l)
+            if r["case"] in ("flat", "hier"):
+                sims.setdefault(r["P"], []).append((r, torus))
+
+print("P      n      grid     alg   bcast     simulated  predicted  ratio")
+for P in sorted(sims):
+    seen = set()
+    for r, torus in sims[P]:
+        key = (r["n"], r["grid"], r["case"], r["bcast"])
+        if key in seen:  # the same run in two results files
+            continue
+        seen.add(key)
+        got = [p for p in plans(P, r["n"], r["nb"], torus, r["grid"], r["bcast"])
+               if p[1] == r["case"]]
+        pred = got[0][0] if got else None
+        print(f"{P:<6} {r['n']:<6} {r['grid']:<8} {r['case']:<5} {r['bcast']:<9} "
+              f"{r['seconds']:9.3f}  {pred if pred else float('nan'):9.3f}  "
+              f"{pred / r['seconds'] if pred else float('nan'):5.2f}")
+        print(json.dumps({"bench": "plan_check_lu", "P": P, "n": r["n"], "nb": r["nb"],
+                          "grid": r["grid"], "alg": r["case"], "bcast": r["bcast"],
+                          "simulated": r["seconds"], "predicted": pred}))
+    for n in sorted({r["n"] for r, _ in sims[P]}):
+        own = [(r, t) for r, t in sims[P] if r["n"] == n and r["bcast"] == "auto"]
+        if not own:
+            continue
+        best = min(own, key=lambda rt: rt[0]["seconds"])[0]
+        top = plans(P, n, best["nb"], own[0][1])[0]
+        hit = [r for r, _ in own if r["grid"] == top[2] and r["case"] == top[1]]
+        said = (f"simulated {hit[0]['seconds']:.3f} s, {hit[0]['seconds'] / best['seconds']:.3f} x"
+                if hit else "not simulated")
+        print(f"  P={P} n={n}: the planner picks {top[1]} {top[2]} ({top[0]:.3f} s predicted; "
+              f"{said}); the best simulated is {best['case']} {best['grid']} "
+              f"{best['seconds']:.3f} s")
