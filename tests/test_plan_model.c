@@ -311,6 +311,26 @@ static void test_planner_hsumma_vs_summa(void) {
   CU_ASSERT_DOUBLE_EQUAL(hp_mm_time(&x, &c, NULL, NULL, NULL), ts, 1e-12 * ts);
   c.gi = 8, c.gj = 8;
   CU_ASSERT_DOUBLE_EQUAL(hp_mm_time(&x, &c, NULL, NULL, NULL), ts, 1e-12 * ts);
+  /* fixed groups (not the free ranking's first): every HSUMMA candidate has them, SUMMA is still
+   * ranked; groups that do not divide the fixed grid, or half given, are refused */
+  hplan_machine_synthetic(&m, 64, 16, 4, 1e10, in, (hplan_link){1e-3, 1e-10});
+  t.groups[0] = 8, t.groups[1] = 1;
+  CU_ASSERT_EQUAL(hplan_matmul_rank(&m, 4096, 4096, 4096, &t, r), HLA_OK);
+  int hs = 0, su = 0;
+  for (int i = 0; i < r->ncand; i++) {
+    if (r->cand[i].alg == HLA_MM_HSUMMA) {
+      hs++;
+      CU_ASSERT(r->cand[i].gi == 8 && r->cand[i].gj == 1);
+    }
+    su += r->cand[i].alg == HLA_MM_SUMMA;
+  }
+  CU_ASSERT(hs > 0 && su > 0);
+  t.groups[0] = 3;
+  CU_ASSERT_EQUAL(hplan_matmul_rank(&m, 4096, 4096, 4096, &t, r), HLA_ERR_ARG);
+  t.groups[0] = 8, t.groups[1] = 0;
+  CU_ASSERT_EQUAL(hplan_matmul_rank(&m, 4096, 4096, 4096, &t, r), HLA_ERR_ARG);
+  t.groups[0] = -1, t.groups[1] = 2;
+  CU_ASSERT_EQUAL(hplan_matmul_rank(&m, 4096, 4096, 4096, &t, r), HLA_ERR_ARG);
   free(r);
 }
 

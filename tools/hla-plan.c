@@ -1,11 +1,11 @@
 /* hla-plan — print the planner's choice and ranking for a multiply or an LU.
  *
  *   hla-plan [--op mm|lu|both] [--n N] [--m M] [--k K] [--nrhs R]
- *            [--P P] [--nodes K] [--rpn R] [--threads T] [--grid MxN] [--nb B] [--top 10]
- *            [--machine FILE] [--probe] [--save] [--show] [--intra A,B] [--inter A,B]
- *            [--torus XxYxZ] [--torus-link H,B] [--pairwise] [--relabel G]
- *            [--algs summa,hsumma,3d,reduce] [--bcast
- * native|flat|binomial|pipeline|scatter_allgather]
+ *            [--P P] [--nodes K] [--rpn R] [--threads T] [--grid MxN] [--groups IxJ]
+ *            [--nb B] [--top 10] [--machine FILE] [--probe] [--save] [--show]
+ *            [--intra A,B] [--inter A,B] [--torus XxYxZ] [--torus-link H,B] [--pairwise]
+ *            [--relabel G] [--algs summa,hsumma,3d,reduce]
+ *            [--bcast native|flat|binomial|pipeline|scatter_allgather]
  *
  * The machine model comes from FILE (default: HLA_MACHINE_FILE, else ~/.cache/hla/machine.json;
  * the entry of this host, preferring the one measured with --P ranks, else any), or from a fresh
@@ -18,10 +18,11 @@
  * broadcasts on it. The target: P ranks (default: the model's) on
  * --nodes nodes (default: the model's when P is its P, else one rank per core); with --nodes
  * and no --P, every ranks-per-node / threads-per-rank split of the cores is tried. --grid and --nb
- * fix the grid and block size; --algs limits the multiply to the algorithms named, --bcast fixes
- * the broadcasts of the multiply's panels and of the LU (hla_opts.bcast.alg; default: the
- * multiply's MPI_Ibcast, overlapped, and the LU's own choice). --pairwise runs
- * the pairwise benchmark on the ranks this runs on and prints the latency and bandwidth matrices;
+ * fix the grid and block size, --groups the multiply's HSUMMA groups; --algs limits the multiply to
+ * the algorithms named, --bcast fixes the broadcasts of the multiply's panels and of the LU
+ * (hla_opts.bcast.alg; default: the multiply's MPI_Ibcast, overlapped, and the LU's own choice).
+ * --pairwise runs the pairwise benchmark on the ranks this runs on and prints the latency and
+ * bandwidth matrices;
  * --relabel G then relabels them into G subsets (Kernighan-Lin) and prints the rank order for
  * hbsp_reorder.
  */
@@ -34,8 +35,8 @@
 typedef struct {
   int op; /* 1 mm, 2 lu, 3 both */
   int64_t m, n, k;
-  int nrhs, P, nodes, rpn, threads, M, N, nb, top, probe, save, show, pairwise, relabel, algs,
-      bcast;
+  int nrhs, P, nodes, rpn, threads, M, N, gi, gj, nb, top, probe, save, show, pairwise, relabel,
+      algs, bcast;
   const char *file;
   int have_intra, have_inter;
   hplan_link intra, inter;
@@ -46,7 +47,8 @@ typedef struct {
 static void usage(void) {
   fprintf(stderr,
           "usage: hla-plan [--op mm|lu|both] [--n N] [--m M] [--k K] [--nrhs R] [--P P]\n"
-          "                [--nodes K] [--rpn R] [--threads T] [--grid MxN] [--nb B] [--top 10]\n"
+          "                [--nodes K] [--rpn R] [--threads T] [--grid MxN] [--groups IxJ]\n"
+          "                [--nb B] [--top 10]\n"
           "                [--machine FILE] [--probe] [--save] [--show] [--intra A,B]\n"
           "                [--inter A,B] [--torus XxYxZ] [--torus-link H,B] [--pairwise]\n"
           "                [--relabel G] [--algs summa,hsumma,3d,reduce]\n"
@@ -94,6 +96,9 @@ static int parse(int argc, char **argv, topts *o) {
     } else if (!strcmp(a, "--grid")) {
       NEXT();
       if (sscanf(v, "%dx%d", &o->M, &o->N) != 2) return -1;
+    } else if (!strcmp(a, "--groups")) {
+      NEXT();
+      if (sscanf(v, "%dx%d", &o->gi, &o->gj) != 2) return -1;
     } else if (!strcmp(a, "--nb")) {
       NEXT();
       o->nb = atoi(v);
@@ -298,6 +303,7 @@ int main(int argc, char **argv) {
     memset(&t, 0, sizeof t);
     t.P = o.P, t.nodes = o.nodes, t.ranks_per_node = o.rpn, t.threads = o.threads;
     t.M = o.M, t.N = o.N, t.mb = t.nb = o.nb, t.nrhs = o.nrhs;
+    t.groups[0] = o.gi, t.groups[1] = o.gj;
     if (o.op == 1) t.algs = o.algs;
     t.bcast = o.bcast;
     memcpy(t.torus, o.torus, sizeof t.torus);

@@ -33,16 +33,17 @@ tmp.close()
 rpn = model["machines"][0]["ranks_per_node"]
 
 
-def predict(path, P, n, k, b, bcast, torus):
-    """hla-plan's rankings (SUMMA, then HSUMMA) on the fixed grid and blocks, all candidates:
-    {(I, J): seconds}, (1, 1) for SUMMA. torus: the platform's ("XxYxZ"), for a machine model
-    that has torus links (else hla-plan ignores it)."""
+def predict(path, P, n, k, b, bcast, torus, groups):
+    """hla-plan's predictions on the fixed grid and blocks: SUMMA's, and HSUMMA's with each of
+    groups ((I, J) pairs, hplan_target.groups) as {(I, J): seconds}, (1, 1) for SUMMA. torus: the
+    platform's ("XxYxZ"), for a machine model that has torus links (else hla-plan ignores it)."""
     s = int(math.isqrt(P))
     out = ""
-    for alg in ("summa", "hsumma"):
+    for alg, g in [("summa", None)] + [("hsumma", g) for g in groups if g != (1, 1)]:
         out += subprocess.run([tool, "--machine", path, "--op", "mm", "--n", str(n), "--k", str(k),
                                "--P", str(P), "--nodes", str(P // rpn), "--grid", f"{s}x{s}",
                                "--nb", str(b), "--algs", alg, "--top", "100000"] +
+                              (["--groups", f"{g[0]}x{g[1]}"] if g else []) +
                               (["--bcast", bcast] if bcast != "native" else []) +
                               (["--torus", torus] if torus else []),
                               capture_output=True, text=True, check=True).stdout
@@ -76,7 +77,9 @@ for res in results:
     k = sims[0].get("k", n)
     plat = [l.split() for l in open(res) if l.startswith("# platform: bench/platforms/bgp_like.sh")]
     torus = "x".join(plat[0][3:6]) if plat else None
-    cal, nocal = predict(machine, P, n, k, b, bc, torus), predict(tmp.name, P, n, k, b, bc, torus)
+    groups = [tuple(int(v) for v in r["groups"].split("x")) for r in sims]
+    cal = predict(machine, P, n, k, b, bc, torus, groups)
+    nocal = predict(tmp.name, P, n, k, b, bc, torus, groups)
     rows = []
     for r in sims:
         I, J = (int(x) for x in r["groups"].split("x"))

@@ -277,6 +277,9 @@ typedef struct {
   int torus[HPLAN_TORUS_DIMS]; /* the target's nodes on a torus of these dimensions, with the
                                   machine's torus_link (0s: the machine's torus, where it has one
                                   that holds the nodes) */
+  int groups[2]; /* the multiply's HSUMMA groups I x J (both or neither; 0s: the planner's): HSUMMA
+                    only with these, on the grids they divide (with M, N fixed they must); the
+                    other algorithms as algs says */
 } hplan_target;
 
 /** One candidate plan: everything needed to run it, and its predicted time. */

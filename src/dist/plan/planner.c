@@ -138,6 +138,7 @@ static void mm_grid(const hp_ctx *x, const hplan_target *t, hp_mm c, double boun
       for (int gi = 1; gi <= c.M; gi++)
         for (int gj = 1; gj <= c.N; gj++) {
           if (c.M % gi || c.N % gj || (gi == 1 && gj == 1) || (gi == c.M && gj == c.N)) continue;
+          if (t->groups[0] > 0 && (gi != t->groups[0] || gj != t->groups[1])) continue;
           for (int f = 1; f <= 4; f *= 2) {
             if (f > 1 && (int64_t)c.b * f > kk) break;
             c.alg = HLA_MM_HSUMMA, c.gi = gi, c.gj = gj, c.Mo = (int64_t)c.b * f;
@@ -165,7 +166,12 @@ static void mm_grid(const hp_ctx *x, const hplan_target *t, hp_mm c, double boun
 static int check_target(const hplan_target *tin, hplan_target *buf, const hplan_target **t) {
   memset(buf, 0, sizeof *buf);
   *t = tin ? tin : buf;
-  return ((*t)->M > 0) != ((*t)->N > 0) || (*t)->mb < 0 || (*t)->nb < 0 ? HLA_ERR_ARG : HLA_OK;
+  const hplan_target *x = *t;
+  const int gi = x->groups[0], gj = x->groups[1];
+  return (x->M > 0) != (x->N > 0) || x->mb < 0 || x->nb < 0 || gi < 0 || gj < 0 ||
+                 (gi > 0) != (gj > 0) || (gi > 0 && x->M > 0 && (x->M % gi || x->N % gj))
+             ? HLA_ERR_ARG
+             : HLA_OK;
 }
 
 int hplan_matmul_rank(const hplan_machine *mach, int64_t m, int64_t n, int64_t k,
