@@ -13,7 +13,7 @@
 static const hp_torus t44 = {2, {4, 4}, 16, 1e-5, 2.5e-9};
 
 static hp_env env(int p, int start, int stride, int f1, int n1) {
-  hp_env e = {p, 0, 0, start, stride, f1, n1, 0, 1};
+  hp_env e = {p, 0, 0, start, stride, f1, n1, 0, 1, 0};
   return e;
 }
 

@@ -461,7 +461,7 @@ hp_env hp_env_family(hp_env e, int f1, int n1, int f2, int n2) {
 }
 
 hp_env hp_env_of(const hp_ctx *x, int start, int stride, int count) {
-  hp_env e = {count, 1, count, start, stride, 0, 1, 0, 1};
+  hp_env e = {count, 1, count, start, stride, 0, 1, 0, 1, 0};
   if (count <= 1 || x->rpn <= 0) return e;
   int spans = 0, run = 0, best = 0, last = -1;
   for (int i = 0; i < count; i++) {
@@ -690,6 +690,17 @@ static double torus_stream_t(const hp_ctx *x, const hp_env *e, const double *byt
   return rc == HLA_OK ? x->ib_kappa * most * x->net.beta : -1.0;
 }
 
+/* e's broadcast one panel later, when the next process column (row: one step of 1, cs) owns the
+ * panel: a run of consecutive ranks has its next member as the root, ranks strided across groups
+ * (the outer level) are those of the next position in the groups. */
+static hp_env next_panel(hp_env e, int step) {
+  if (e.stride == step)
+    e.root = e.p > 1 ? 1 : 0;
+  else
+    e.start += step;
+  return e;
+}
+
 /* SUMMA or HSUMMA on a (layer) grid: row environments are runs of consecutive ranks from 0
  * (rs = 1), column ones have stride cs. Adds to the parts; returns seconds. */
 static double layer_mm(const hp_ctx *x, int M, int N, int cs, int64_t mloc, int64_t nloc, int64_t k,
@@ -733,8 +744,13 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int64_t mloc, int6
   /* the steps after the first: on a torus, the overlapped broadcasts stream */
   double cnext = cstep;
   if (ovl > 0) {
-    const double vol[4] = {8.0 * mloc * w, 8.0 * nloc * w, 8.0 * mloc * w, 8.0 * nloc * w};
-    double v = torus_stream_t(x, envs, vol, nenv);
+    const double vol[8] = {8.0 * mloc * w, 8.0 * nloc * w, 8.0 * mloc * w, 8.0 * nloc * w,
+                           8.0 * mloc * w, 8.0 * nloc * w, 8.0 * mloc * w, 8.0 * nloc * w};
+    hp_env two[8];
+    for (int i = 0; i < nenv; i++)
+      two[i] = envs[i], two[nenv + i] = next_panel(envs[i], i % 2 ? cs : 1);
+    double v = torus_stream_t(x, two, vol, 2 * nenv);
+    if (v >= 0) v /= 2;
     if (v >= 0 && v < cstep) cnext = v;
   }
   if (M * N > 1) { /* the panel comes from ranks that were computing */

@@ -52,10 +52,12 @@ typedef struct {
 /* An environment of the grid as the model sees it: p ranks spanning `spans` nodes, at most
  * per_node of them on one node. Where known (n1 > 0), its ranks are start + i stride, and it
  * broadcasts at once with its translates by a f1 + b f2 (a < n1, b < n2): every row of the grid,
- * say, which is what a torus's links carry together. */
+ * say, which is what a torus's links carry together. Its broadcasts come from relative rank root
+ * (0 unless set). */
 typedef struct {
   int p, spans, per_node;
   int start, stride, f1, n1, f2, n2;
+  int root;
 } hp_env;
 
 /* Fill ctx for P ranks on nodes nodes with rpn ranks per node and threads threads per rank (0s:

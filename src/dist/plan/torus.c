@@ -66,7 +66,7 @@ static int fits(const hp_torus *t, int rpn, hp_env e) {
   long long last = e.start + (long long)(e.n1 - 1) * e.f1 + (long long)(e.n2 - 1) * e.f2 +
                    (long long)(e.p - 1) * e.stride;
   return t->nd > 0 && e.n1 > 0 && e.n2 > 0 && rpn > 0 && e.start >= 0 && e.stride >= 0 &&
-         e.f1 >= 0 && e.f2 >= 0 && last / rpn < t->nodes;
+         e.f1 >= 0 && e.f2 >= 0 && e.root >= 0 && e.root < e.p && last / rpn < t->nodes;
 }
 
 /* The messages of one step over e's family, one at a time (msg_next): a cursor. */
@@ -85,8 +85,9 @@ static int msg_next(msg_iter *it, int *ns, int *nd) {
   const hp_env *e = &it->e;
   for (int s, d; it->a < e->n1;) {
     if (step_msg(it->kind, it->dist, e->p, it->i++, &s, &d)) {
-      int base = e->start + it->a * e->f1 + it->b * e->f2;
-      *ns = (base + s * e->stride) / it->rpn, *nd = (base + d * e->stride) / it->rpn;
+      int base = e->start + it->a * e->f1 + it->b * e->f2, r = e->root;
+      *ns = (base + (s + r) % e->p * e->stride) / it->rpn;
+      *nd = (base + (d + r) % e->p * e->stride) / it->rpn;
       return 1;
     }
     it->i = 0;
