@@ -12,8 +12,9 @@ prediction of that same configuration (grid sqrt P x sqrt P, blocks and panels b
 calibration (mm_cal, measured by the probe at order 2048) and without it (mm_cal = 0), and prints
 predicted / simulated. Per result file it then compares the configuration the planner ranks first
 among the simulated ones with the best simulated one. Runs of k < n (sampled steps) are predicted
-for that k; a machine model with a torus (bench/sim/add_torus.py) is given the results' torus
-(their "# platform:" line). Prints a table and JSON lines."""
+for that k, 3D runs (experiment 3) on their grid with their c; a machine model with a torus
+(bench/sim/add_torus.py) is given the results' torus (their "# platform:" line). Prints a table
+and JSON lines."""
 import json, math, os, re, subprocess, sys, tempfile
 
 args = sys.argv[1:]
@@ -67,16 +68,38 @@ def predict(path, P, n, k, b, bcast, torus, groups):
     return got
 
 
+def predict3d(path, r, torus):
+    """hla-plan's prediction of the simulated 3D multiply r (its grid, c layers, panels b)."""
+    out = subprocess.run([tool, "--machine", path, "--op", "mm", "--n", str(r["n"]), "--P",
+                          str(r["P"]), "--nodes", str(r["P"] // rpn), "--grid", r["grid"], "--nb",
+                          str(r["b"]), "--algs", "3d", "--top", "100000"] +
+                         (["--torus", torus] if torus else []),
+                         capture_output=True, text=True, check=True).stdout
+    want = f"3D {r['grid']} c={r['c']} "
+    for line in out.splitlines():
+        if want in line and line.rstrip().endswith(f"b={r['b']} blocks {r['b']}"):
+            return float(line.split()[1])
+    return None
+
+
 print("P      n      G  groups  simulated  predicted(cal)  ratio  predicted(no cal)  ratio")
 for res in results:
     sims = [json.loads(l) for l in open(res) if l.startswith('{"bench":"sim_matmul"')]
+    plat = [l.split() for l in open(res) if l.startswith("# platform: bench/platforms/bgp_like.sh")]
+    torus = "x".join(plat[0][3:6]) if plat else None
+    for r in (r for r in sims if r.get("alg") == "3d"):
+        pc, pn = predict3d(machine, r, torus), predict3d(tmp.name, r, torus)
+        print(f"{r['P']:<6} {r['n']:<6} 3D c={r['c']:<2} {r['grid']:<7} {r['seconds']:9.3f}  "
+              f"{pc if pc else float('nan'):14.3f}  {pc / r['seconds'] if pc else float('nan'):5.2f}  "
+              f"{pn if pn else float('nan'):17.3f}  {pn / r['seconds'] if pn else float('nan'):5.2f}")
+        print(json.dumps({"bench": "plan_check", "P": r["P"], "n": r["n"], "alg": "3d",
+                          "c": r["c"], "grid": r["grid"], "simulated": r["seconds"],
+                          "predicted_cal": pc, "predicted_nocal": pn}))
     sims = [r for r in sims if r.get("alg") != "3d"]
     if not sims:
         continue
     P, n, b, bc = sims[0]["P"], sims[0]["n"], sims[0]["b"], sims[0].get("bcast", "native")
     k = sims[0].get("k", n)
-    plat = [l.split() for l in open(res) if l.startswith("# platform: bench/platforms/bgp_like.sh")]
-    torus = "x".join(plat[0][3:6]) if plat else None
     groups = [tuple(int(v) for v in r["groups"].split("x")) for r in sims]
     cal = predict(machine, P, n, k, b, bc, torus, groups)
     nocal = predict(tmp.name, P, n, k, b, bc, torus, groups)
