@@ -15,15 +15,10 @@ among the simulated ones with the best simulated one. Runs of k < n (sampled ste
 for that k, 3D runs (experiment 3) on their grid with their c; a machine model with a torus
 (bench/sim/add_torus.py) is given the results' torus (their "# platform:" line). Prints a table
 and JSON lines."""
-import json, math, os, re, subprocess, sys, tempfile
+import json, math, os, re, subprocess, tempfile
+from plan_args import command_line, torus_of
 
-args = sys.argv[1:]
-tool = "build/hla-plan"
-if "--hla-plan" in args:
-    i = args.index("--hla-plan")
-    tool = args[i + 1]
-    del args[i:i + 2]
-machine, results = args[0], args[1:]
+tool, machine, results = command_line()
 model = json.load(open(machine))
 uncal = json.loads(json.dumps(model))
 for m in uncal["machines"]:
@@ -85,8 +80,7 @@ def predict3d(path, r, torus):
 print("P      n      G  groups  simulated  predicted(cal)  ratio  predicted(no cal)  ratio")
 for res in results:
     sims = [json.loads(l) for l in open(res) if l.startswith('{"bench":"sim_matmul"')]
-    plat = [l.split() for l in open(res) if l.startswith("# platform: bench/platforms/bgp_like.sh")]
-    torus = "x".join(plat[0][3:6]) if plat else None
+    torus = torus_of(res)
     for r in (r for r in sims if r.get("alg") == "3d"):
         pc, pn = predict3d(machine, r, torus), predict3d(tmp.name, r, torus)
         print(f"{r['P']:<6} {r['n']:<6} 3D c={r['c']:<2} {r['grid']:<7} {r['seconds']:9.3f}  "

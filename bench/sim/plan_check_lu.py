@@ -12,15 +12,10 @@ hierarchical by node, the broadcasts) it asks hla-plan for the prediction of tha
 torus is given the results' torus, from their "# platform:" line) and prints predicted /
 simulated. Per machine size it then asks hla-plan for its pick among all grids and compares it
 with the best simulated run with the library's own broadcasts. Prints a table and JSON lines."""
-import json, re, subprocess, sys
+import json, re, subprocess
+from plan_args import command_line, torus_of
 
-args = sys.argv[1:]
-tool = "build/hla-plan"
-if "--hla-plan" in args:
-    i = args.index("--hla-plan")
-    tool = args[i + 1]
-    del args[i:i + 2]
-machine, results = args[0], args[1:]
+tool, machine, results = command_line()
 rpn = json.load(open(machine))["machines"][0]["ranks_per_node"]
 PLAN = re.compile(r"LU (flat|hierarchical) (\d+x\d+) nb=(\d+) look-ahead on")
 
@@ -43,8 +38,7 @@ def plans(P, n, nb, torus, grid=None, bcast="auto"):
 
 sims = {}  # P -> [(run, torus)]
 for res in results:
-    plat = [l.split() for l in open(res) if l.startswith("# platform: bench/platforms/bgp_like.sh")]
-    torus = "x".join(plat[0][3:6]) if plat else None
+    torus = torus_of(res)
     for l in open(res):
         if l.startswith('{"bench":"sim_lu"'):
             r = json.loads(l)
