@@ -73,8 +73,9 @@ int main(int argc, char **argv) {
   const double compute = 2.0 * (double)n * (double)n * (double)k / ((double)P * speed);
   char *save = NULL; /* strtok_r: SMPI's ranks are threads of one process */
   for (char *tok = strtok_r(groups, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    int c = tok[0] == 'c' ? atoi(tok + 1) : 0, G = c ? 1 : atoi(tok), gi = 0, gj = 0;
-    if (!c && sscanf(tok, "%dx%d", &gi, &gj) == 2) G = gi * gj;
+    int c = tok[0] == 'c' ? atoi(tok + 1) : 0, G = c ? 1 : atoi(tok), gi = 0, gj = 0, si, sj;
+    /* a plain G leaves the shape to the library (sscanf fills si before it fails on the 'x') */
+    if (!c && sscanf(tok, "%dx%d", &si, &sj) == 2) gi = si, gj = sj, G = gi * gj;
     hla_opts o = HLA_OPTS_INIT;
     hla_report rep;
     o.report = &rep;
