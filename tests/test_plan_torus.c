@@ -62,6 +62,17 @@ static void test_torus_steps(void) {
                   HLA_OK);
   CU_ASSERT(s.inter == 8 && s.load == 2 && s.hops == 2);
   CU_ASSERT(zeros(work, 64));
+  /* nodes 0, 1, 2 of an x ring: root 0 to relative rank 2 is 2 hops; from root 1 that rank is 0,
+   * one hop back; a root outside the environment is no answer */
+  hp_env line = env(3, 0, 4, 0, 1);
+  CU_ASSERT_EQUAL(hp_torus_step(&t44, 4, line, HP_STEP_FLAT_ONE, 2, work, &s), HLA_OK);
+  CU_ASSERT(s.inter == 1 && s.hops == 2);
+  line.root = 1;
+  CU_ASSERT_EQUAL(hp_torus_step(&t44, 4, line, HP_STEP_FLAT_ONE, 2, work, &s), HLA_OK);
+  CU_ASSERT(s.inter == 1 && s.hops == 1);
+  line.root = 3;
+  CU_ASSERT_EQUAL(hp_torus_step(&t44, 4, line, HP_STEP_FLAT_ONE, 2, work, &s), HLA_ERR_DIM);
+  CU_ASSERT(zeros(work, 64));
   /* ranks beyond the torus, or unknown: no answer */
   CU_ASSERT_EQUAL(hp_torus_step(&t44, 4, env(128, 0, 1, 0, 1), HP_STEP_TREE, 1, work, &s),
                   HLA_ERR_DIM);
