@@ -648,6 +648,7 @@ static void test_save_load(void) {
                           (hplan_link){3.3e-5, 4.4e-9});
   a.bcast[HBSP_PIPELINE][2] = 1.0 / 3;
   a.torus[0] = 2, a.torus[1] = 3, a.torus_link[0] = 1.7e-5, a.torus_link[1] = 2.5e-9;
+  a.port_beta = 4.25e-11;
   const char *path = tpath("m.json");
   CU_ASSERT_EQUAL(hplan_save(&a, path), HLA_OK);
   memset(&b, 0, sizeof b);

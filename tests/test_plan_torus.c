@@ -10,7 +10,7 @@
 #include "dist/plan/plan_impl.h"
 
 /* 16 nodes on a 4 x 4 torus, 4 ranks a node: node n = (n % 4, n / 4). */
-static const hp_torus t44 = {2, {4, 4}, 16, 1e-5, 2.5e-9};
+static const hp_torus t44 = {2, {4, 4}, 16, 1e-5, 2.5e-9, 0};
 
 static hp_env env(int p, int start, int stride, int f1, int n1) {
   hp_env e = {p, 0, 0, start, stride, f1, n1, 0, 1, 0};
@@ -125,8 +125,47 @@ static void test_torus_fields(void) {
   CU_ASSERT(strstr(why, "torus_link[1]") != NULL);
   m.torus_link[1] = 2.5e-9, m.torus_link[0] = NAN;
   CU_ASSERT_EQUAL(hplan_check(&m, why, sizeof why), HLA_ERR_ARG);
+  m.torus_link[0] = 0, m.port_beta = -1e-11;
+  CU_ASSERT_EQUAL(hplan_check(&m, why, sizeof why), HLA_ERR_ARG);
+  CU_ASSERT(strstr(why, "port_beta") != NULL);
+}
+
+/* A non-blocking network of node ports (hplan_machine.port_beta), 4 nodes of 16 ranks: every
+ * message leaves by its node's port and enters by its target's, one hop. */
+static void test_ports(void) {
+  hplan_machine m;
+  const hplan_link in = {1e-6, 2.5e-10}, out = {5e-6, 1e-8};
+  hplan_machine_synthetic(&m, 64, 4, 16, 1e10, in, out);
+  m.port_beta = 4e-11;
+  hp_ctx x;
+  hp_ctx_make(&x, &m, 64, 4, 16, 1);
+  CU_ASSERT(x.net.nd == 1 && x.net.ports == 1 && x.net.nodes == 4);
+  double work[4 * 2] = {0};
+  hp_tstep s;
+  /* the world's root to all at once: 15 inside its node, 48 out of its port */
+  CU_ASSERT_EQUAL(hp_torus_step(&x.net, 16, hp_env_of(&x, 0, 1, 64), HP_STEP_FLAT_ALL, 0, work, &s),
+                  HLA_OK);
+  CU_ASSERT(s.intra == 15 && s.inter == 48 && s.load == 48 && s.hops == 1);
+  /* every column of an 8 x 8 grid (stride 8; ranks 0 and 8 on node 0): 8 roots on node 0 send 6
+   * messages each out of its port, 2 into every other node from each root */
+  hp_env cols = hp_env_family(hp_env_of(&x, 0, 8, 8), 1, 8, 0, 1);
+  CU_ASSERT_EQUAL(hp_torus_step(&x.net, 16, cols, HP_STEP_FLAT_ALL, 0, work, &s), HLA_OK);
+  CU_ASSERT(s.intra == 8 && s.inter == 48 && s.load == 48);
+  CU_ASSERT(zeros(work, 8));
+  /* the broadcast of 1 MiB from the world's root: the slowest message waits for the port's 48 */
+  const double B = 1 << 20;
+  CU_ASSERT_DOUBLE_EQUAL(
+      hp_bcast(&x, hp_env_of(&x, 0, 1, 64), HBSP_FLAT, B),
+      x.kappa[HBSP_FLAT] * (15 * (in.alpha + B * in.beta) + 48 * (out.alpha + B * 4e-11)), 1e-9);
+  /* a torus that holds the nodes wins; without either rate, no network */
+  m.torus[0] = 4, m.torus_link[1] = 2.5e-9;
+  hp_ctx_make(&x, &m, 64, 4, 16, 1);
+  CU_ASSERT(x.net.nd == 1 && x.net.ports == 0);
+  m.torus[0] = 0, m.torus_link[1] = 0, m.port_beta = 0;
+  hp_ctx_make(&x, &m, 64, 4, 16, 1);
+  CU_ASSERT_EQUAL(x.net.nd, 0);
 }
 
 void hla_test_register(void) {
-  HT_SUITE("plan_torus", test_torus_steps, test_torus_bcast, test_torus_fields);
+  HT_SUITE("plan_torus", test_torus_steps, test_torus_bcast, test_torus_fields, test_ports);
 }

@@ -202,6 +202,9 @@ static void show_machine(const hplan_machine *m) {
     printf(": %.3g s a hop, %.3g s/B (%.2f GB/s) a link direction\n", m->torus_link[0],
            m->torus_link[1], m->torus_link[1] > 0 ? 1e-9 / m->torus_link[1] : 0);
   }
+  if (m->port_beta > 0)
+    printf("  a node's port into a non-blocking network: %.3g s/B (%.2f GB/s) each way\n",
+           m->port_beta, 1e-9 / m->port_beta);
 }
 
 int main(int argc, char **argv) {

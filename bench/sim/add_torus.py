@@ -1,20 +1,27 @@
 #!/usr/bin/env python3
-"""The torus a machine file's probe ran on, added to its entries (hplan_machine.torus, torus_link):
-what the probe cannot measure and the platform says.
+"""The network a machine file's probe ran on, added to its entries: what the probe cannot measure
+and the platform says.
 
-  bench/sim/add_torus.py IN.json OUT.json X Y Z BW LAT
+  bench/sim/add_torus.py IN.json OUT.json X Y Z BW LAT    a torus (hplan_machine.torus, torus_link)
+  bench/sim/add_torus.py IN.json OUT.json port BW         a non-blocking network's node ports
+                                                          (hplan_machine.port_beta)
 
-X x Y x Z nodes (the first varying fastest, as bench/platforms/bgp_like.sh), links of BW bytes/s
-and LAT seconds a hop, as the platform file gives them; SMPI's default factors for messages of
-64 KiB and more (smpi/bw-factor 0.940694, smpi/lat-factor 11.6436, the model the experiments run)
-turn them into what a long message sees: torus_link = [LAT x 11.6436, 1 / (BW x 0.940694)]."""
+X x Y x Z nodes (the first varying fastest, as bench/platforms/bgp_like.sh), links (or a node's
+port) of BW bytes/s and LAT seconds a hop, as the platform file gives them; SMPI's default factors
+for messages of 64 KiB and more (smpi/bw-factor 0.940694, smpi/lat-factor 11.6436, the model the
+experiments run) turn them into what a long message sees: torus_link = [LAT x 11.6436,
+1 / (BW x 0.940694)], port_beta = 1 / (BW x 0.940694)."""
 import json, sys
 
-src, dst, x, y, z, bw, lat = sys.argv[1:8]
+src, dst = sys.argv[1:3]
 doc = json.load(open(src))
 for m in doc["machines"]:
-    m["torus"] = [int(x), int(y), int(z), 0]
-    m["torus_link"] = [float(lat) * 11.6436, 1.0 / (float(bw) * 0.940694)]
+    if sys.argv[3] == "port":
+        m["port_beta"] = 1.0 / (float(sys.argv[4]) * 0.940694)
+    else:
+        x, y, z, bw, lat = sys.argv[3:8]
+        m["torus"] = [int(x), int(y), int(z), 0]
+        m["torus_link"] = [float(lat) * 11.6436, 1.0 / (float(bw) * 0.940694)]
 with open(dst, "w") as f:
     json.dump(doc, f, indent=1)
     f.write("\n")

@@ -270,15 +270,19 @@ static double bcast_raw(const hp_ctx *x, hp_env e, int alg, double bytes);
  * MPI_Ibcast). Only a torus tells it from FLAT, one message after the other. */
 #define HP_FLAT_ALL 6
 
-/* The torus dims with m's links for a placement on `nodes` nodes (the first ones of it); none
- * when there is none, it has fewer nodes, or its link's rate is unknown. */
+/* The network of a placement on `nodes` nodes: the torus dims with m's links (the first nodes of
+ * it) where it holds them and its link's rate is known; else the ports of m's non-blocking
+ * network where their rate is known; else none. */
 static hp_torus torus_dims(const hplan_machine *m, const int *dims, int nodes) {
-  hp_torus t = {0, {0}, 1, 0, 0};
+  hp_torus t = {0, {0}, 1, 0, 0, 0};
   for (int d = 0; d < HPLAN_TORUS_DIMS && dims[d] > 0; d++)
     t.dim[t.nd++] = dims[d], t.nodes *= dims[d];
-  if (t.nd == 0 || nodes > t.nodes || !(m->torus_link[1] > 0)) return (hp_torus){0, {0}, 0, 0, 0};
-  t.hop = m->torus_link[0], t.beta = m->torus_link[1];
-  return t;
+  if (t.nd > 0 && nodes <= t.nodes && m->torus_link[1] > 0) {
+    t.hop = m->torus_link[0], t.beta = m->torus_link[1];
+    return t;
+  }
+  if (m->port_beta > 0 && nodes > 0) return (hp_torus){1, {nodes}, nodes, 0, m->port_beta, 1};
+  return (hp_torus){0, {0}, 0, 0, 0, 0};
 }
 
 static hp_torus torus_of(const hplan_machine *m, int nodes) {
@@ -581,7 +585,12 @@ static double bcast_raw(const hp_ctx *x, hp_env e, int alg, double m) {
     double t = torus_bcast(x, e, alg, m, 65536.0);
     if (t >= 0) return t;
   }
-  if (alg == HP_FLAT_ALL) alg = HBSP_FLAT; /* the root's link carries them one after the other */
+  /* all at once inside a node: the network model's messages there do not share (a node's memory
+   * is far faster than one transfer: SimGrid's loopback is a fat pipe), as tstep_t has them;
+   * without a network model FLAT_ALL is FLAT, the root's link carrying them one after the other */
+  if (alg == HP_FLAT_ALL && e.spans <= 1 && x->net.nd > 0)
+    return x->intra.alpha + m * x->intra.beta;
+  if (alg == HP_FLAT_ALL) alg = HBSP_FLAT;
   if (e.spans <= 1) return bcast1(alg, e.p, m, 0, x->intra);
   hplan_link ia = x->intra, ie = x->inter;
   double p = e.p, q = e.per_node, X;
@@ -741,9 +750,10 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int64_t mloc, int6
     envs[0] = rin, envs[1] = cin, envs[2] = rout, envs[3] = cout, nenv = 4;
   }
   double ovl = (alg == HBSP_AUTO || alg == HBSP_NATIVE) ? x->ovl : 0.0;
-  /* the steps after the first: on a torus, the overlapped broadcasts stream */
+  /* the steps after the first: on a network the model knows, the non-blocking broadcasts stream,
+   * each panel's beside the next one's (whether or not they also overlap the dgemm) */
   double cnext = cstep;
-  if (ovl > 0) {
+  if (alg == HBSP_AUTO || alg == HBSP_NATIVE) {
     const double vol[8] = {8.0 * mloc * w, 8.0 * nloc * w, 8.0 * mloc * w, 8.0 * nloc * w,
                            8.0 * mloc * w, 8.0 * nloc * w, 8.0 * mloc * w, 8.0 * nloc * w};
     hp_env two[8];

@@ -19,11 +19,15 @@
 
 /* ---------------------------------------------------------------- model context (model.c) */
 
-/* A torus network of nodes (hplan_machine.torus) as one placement sees it; nd = 0: none. */
+/* The network of nodes as one placement sees it, where the machine model knows it: a torus
+ * (hplan_machine.torus), or (ports) each node's port into a network that does not block
+ * (hplan_machine.port_beta: a message crosses its source's port out and its target's port in, one
+ * hop, nd = 1 and dim[0] = nodes); nd = 0: none. */
 typedef struct {
   int nd, dim[HPLAN_TORUS_DIMS];
   int nodes;        /* the product of the dimensions */
   double hop, beta; /* per hop: seconds; per byte of one link direction: seconds */
+  int ports;        /* 1: the ports of a non-blocking network, not a torus */
 } hp_torus;
 
 /* Where the ranks are and what each gets: the effective parameters of one placement. */

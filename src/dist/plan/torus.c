@@ -11,6 +11,7 @@
  * and its bytes at the link's rate divided among the messages on the busiest link of its route.
  * That is max-min sharing's answer for the message that finishes last when the messages start
  * together and are as long; it is not a simulation of the network. */
+#include <math.h>
 #include "dist/plan/plan_impl.h"
 
 /* The message `i` of the step between relative ranks *s -> *d; 0 when there is none. */
@@ -43,6 +44,11 @@ static int step_msg(int kind, int dist, int p, int i, int *s, int *d) {
 static int route(const hp_torus *t, int a, int b, double *work, double add, double *most) {
   int hops = 0, cur = a, prod = 1;
   *most = 0;
+  if (t->ports) { /* a's port out, b's port in */
+    work[2 * a] += add, work[2 * b + 1] += add;
+    *most = fmax(work[2 * a], work[2 * b + 1]);
+    return 1;
+  }
   for (int d = 0; d < t->nd; d++) {
     int n = t->dim[d], my = a / prod % n, to = b / prod % n;
     /* SimGrid's rule, from the source's coordinate: upward when the target is at most half way
