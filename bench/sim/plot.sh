@@ -6,7 +6,7 @@ set -euo pipefail
 for f in "$@"; do
   data=$(mktemp)
   grep '"bench":"sim_matmul"' "$f" | grep -v '"alg":"3d"' |
-    sed 's/.*"P":\([0-9]*\),"n":\([0-9]*\),"b":\([0-9]*\),.*"G":\([0-9]*\),.*"seconds":\([0-9.e+-]*\),"compute":\([0-9.e+-]*\),"comm":\([0-9.e+-]*\)}/\4 \5 \7 \1 \2 \3/' > "$data"
+    sed 's/.*"P":\([0-9]*\),"n":\([0-9]*\),\("k":[0-9]*,\)\{0,1\}"b":\([0-9]*\),.*"G":\([0-9]*\),.*"seconds":\([0-9.e+-]*\),"compute":\([0-9.e+-]*\),"comm":\([0-9.e+-]*\)}/\5 \6 \8 \1 \2 \4/' > "$data"
   read -r _ _ _ P n b < "$data"
   case $f in
     *_fattree*) where="fat tree of 64-core nodes" ;;
