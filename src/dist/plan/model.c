@@ -37,11 +37,13 @@
  * fits: the flat tree's cost there depends on how many of the root node's links its messages
  * spread over, which grows with the partition.)
  *
- * On a torus (hplan_machine.torus, hplan_target.torus) a broadcast over an environment whose ranks
- * are known is routed instead (torus.c), for the environment and its translates at once: each step
- * costs a_inter + (hops - 1) hop + m beta_link x the messages on its busiest link, and the
- * multiply's overlapped broadcasts add, after the first panel, the busiest link's volume of all of
- * a panel's broadcasts where that is less than their sum.
+ * On a torus (hplan_machine.torus, hplan_target.torus), or else on the ports of a non-blocking
+ * network (hplan_machine.port_beta), a broadcast over an environment whose ranks are known is
+ * routed instead (torus.c), for the environment and its translates at once: each step costs
+ * a_inter + (hops - 1) hop + m beta_link x the messages on its busiest link, and the multiply's
+ * non-blocking broadcasts add, after the first panel, half the busiest link's volume of a panel's
+ * broadcasts and the next panel's (one is in flight ahead), where that is less than their sum. The
+ * LU's pivot search, U blocks and node leaders' broadcasts are routed there too.
  * Calibration: in the probe's own placement every LU (multiply) prediction is multiplied by lu_cal
  * (mm_cal), the ratio of a measured to a modelled run of the planner's best plan of order 2048
  * done by the probe: what the model misses on a machine (oversubscribed cores, MPI's
