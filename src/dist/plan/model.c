@@ -87,8 +87,8 @@
  * and the first slice, a message of them, and what pr's whole trsm and update take beyond the
  * others' update); else two supersteps of the column, h = (jb^2 + jb C / M)(M - 1) from the
  * diagonal owner and jb C (M - 1) / M, and a trsm of jb^2 C / M flops; otherwise a trsm (jb^2 C
- * flops) on one process row and bcast(col, jb C 8), with the columns of one node at once (a
- * torus's links); update  dgemm(R', C, jb), R' = local rows >= j0
+ * flops) on one process row and bcast(col, jb C 8), with the columns of one node at once (on a
+ * torus or ports); update  dgemm(R', C, jb), R' = local rows >= j0
  * + jb. Without look-ahead (or N = 1) a step is the sum. With look-ahead and N > 1 the owner of
  * block k + 1 updates that block, factors panel k + 1 and (flat rows) posts its L panel on the
  * row's board (N > 2 on one node, the library's broadcasts: the others read it in place, L = 0) or
@@ -560,9 +560,9 @@ static double torus_bcast(const hp_ctx *x, hp_env e, int alg, double m, double s
 
 /* The bandwidth part of HPL's binary exchange of m bytes over e alone (recursive doubling,
  * coll_reduce.c's allreduce_rec; its latency is the measured small allreduce's), routed on the
- * torus: at distance 1, 2, 4, ... every rank's message at the link's rate, divided among the
- * messages on the busiest link of the step; off a power of two, the fold in and out at distance 1.
- * -1 where the torus cannot tell. */
+ * network (torus, ports): at distance 1, 2, 4, ... every rank's message at the link's rate, divided
+ * among the messages on the busiest link of the step; off a power of two, the fold in and out at
+ * distance 1. -1 where the torus cannot tell. */
 static double torus_exchange(const hp_ctx *x, hp_env e, double m) {
   if (x->net.nd == 0 || e.n1 <= 0 || e.spans <= 1) return -1.0;
   double *work = calloc((size_t)x->net.nodes * 2 * (size_t)x->net.nd, sizeof *work);
@@ -687,9 +687,10 @@ static double mm_bcast_t(const hp_ctx *x, hp_env e, int alg, double bytes) {
                                                 : hp_bcast(x, e, alg, bytes);
 }
 
-/* On a torus, what the overlapped panel broadcasts (MPI_Ibcast, of the shape fitted) of n
- * environments add to a panel once they stream, each overlapping the panels before and after it:
- * the volume of the busiest link over its rate. -1 where it cannot tell. */
+/* On the network the model knows (a torus, ports), what the non-blocking panel broadcasts
+ * (MPI_Ibcast, of the shape fitted) of n environments add once they stream, each beside the
+ * broadcasts before and after it: the volume of the busiest link over its rate. -1 where it cannot
+ * tell. */
 static double torus_stream_t(const hp_ctx *x, const hp_env *e, const double *bytes, int n) {
   int shape = x->ib_alg;
   if (x->net.nd == 0 || (shape != HP_FLAT_ALL && shape != HBSP_BINOMIAL)) return -1.0;
@@ -891,8 +892,8 @@ static double lu_panel(const hp_ctx *x, const hp_lu *c, hp_env col, double R, do
     const int pboard =
         flat && c->M <= HLU_PANEL_FUSE_MAX && col.spans <= 1 && c->bcast_alg == HBSP_AUTO;
     const double beta = col.spans > 1 ? x->inter.beta : x->intra.beta;
-    /* on a torus the column's records go over links that nobody else uses meanwhile, where the
-     * probe's beta has every rank of a node sending */
+    /* on a network the model knows, the column's records go over links that nobody else uses
+     * meanwhile, where the probe's beta has every rank of a node sending */
     const double tx =
         flat && !pboard ? torus_exchange(x, hp_env_family(col, 0, 1, 0, 1), 8 * recw) : -1.0;
     double percol = pboard    ? c->M * recw * x->gw

@@ -1,5 +1,6 @@
-/* hla — the torus of the machine model: where the messages of one step of a broadcast go on a
- * torus network of nodes, and how many of them share a link.
+/* hla — the network of the machine model: where the messages of one step of a broadcast go on a
+ * torus network of nodes (or through the ports of a non-blocking one), and how many of them share
+ * a link.
  *
  * Why: on a torus the rows (or columns) of a grid broadcast at once over links that their
  * messages share, and the ranks of a node, which sit in different columns, send over the same
@@ -10,7 +11,10 @@
  * its own channel. The step's time is then that of its slowest message: its latency, its hops,
  * and its bytes at the link's rate divided among the messages on the busiest link of its route.
  * That is max-min sharing's answer for the message that finishes last when the messages start
- * together and are as long; it is not a simulation of the network. */
+ * together and are as long; it is not a simulation of the network.
+ * The same counts serve a non-blocking network (a full-bisection fat tree) given by its nodes'
+ * ports (hp_torus.ports): a message leaves by its node's port and enters by its target's, so the
+ * ranks of a node share their port as they share a torus node's links. */
 #include <math.h>
 #include "dist/plan/plan_impl.h"
 
