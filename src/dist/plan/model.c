@@ -74,7 +74,8 @@
  * LU (lu/factor.c), n / nb block steps k, j0 = k nb, R = local rows >= j0, C = local columns >= j0
  * + nb: panel   M = 1: node-local recursive LU of R x jb at panel_rate jb / (jb + panel_half); M >
  * 1: per column on a flat column HPL's binary exchange (an allreduce of 2 jb + 3 words; on a
- * torus its messages routed at the link's own rate, as the panel's column alone sends; on one
+ * network the model knows, routed: a message's latency a step and the link's own rate, as the
+ * panel's column alone sends; on one
  * node, up to HLU_PANEL_FUSE_MAX process rows with the library's collectives, the records on the
  * column's board: no latency), on a two-level column a max-with-location (allreduce) and a
  * pivot-row superstep of the column, jb / 8 - 1 broadcasts of the
@@ -558,11 +559,14 @@ static double torus_bcast(const hp_ctx *x, hp_env e, int alg, double m, double s
   return rc == HLA_OK ? t : -1.0;
 }
 
-/* The bandwidth part of HPL's binary exchange of m bytes over e alone (recursive doubling,
- * coll_reduce.c's allreduce_rec; its latency is the measured small allreduce's), routed on the
- * network (torus, ports): at distance 1, 2, 4, ... every rank's message at the link's rate, divided
- * among the messages on the busiest link of the step; off a power of two, the fold in and out at
- * distance 1. -1 where the torus cannot tell. */
+/* HPL's binary exchange of m bytes over e alone (recursive doubling, coll_reduce.c's
+ * allreduce_rec), routed on the network (torus, ports): at distance 1, 2, 4, ... every rank sends
+ * one message, a step taking the latency of one message inside or across nodes (the probe's: a
+ * torus's further hops are left out, its hop time being that of long messages) and the bytes at
+ * the link's rate divided among the messages on the step's busiest link; off a power of two, the
+ * fold in and out at distance 1. The fitted small allreduce stood in for the latency before and
+ * put the LU's pivot search at twice the simulated one on the fat tree. -1 where the network
+ * cannot tell. */
 static double torus_exchange(const hp_ctx *x, hp_env e, double m) {
   if (x->net.nd == 0 || e.n1 <= 0 || e.spans <= 1) return -1.0;
   double *work = calloc((size_t)x->net.nodes * 2 * (size_t)x->net.nd, sizeof *work);
@@ -573,7 +577,8 @@ static double torus_exchange(const hp_ctx *x, hp_env e, double m) {
   hp_tstep s;
   for (int d = top < e.p ? 0 : 1; d < top && rc == HLA_OK; d = d ? 2 * d : 1) {
     rc = hp_torus_step(&x->net, x->rpn, e, HP_STEP_EXCHANGE, d ? d : 1, work, &s);
-    t += (d ? 1 : 2) * m * (s.inter ? x->net.beta * s.load : x->intra.beta);
+    t += (d ? 1 : 2) *
+         (s.inter ? x->inter.alpha + m * x->net.beta * s.load : x->intra.alpha + m * x->intra.beta);
   }
   free(work);
   return rc == HLA_OK ? t : -1.0;
@@ -893,11 +898,11 @@ static double lu_panel(const hp_ctx *x, const hp_lu *c, hp_env col, double R, do
         flat && c->M <= HLU_PANEL_FUSE_MAX && col.spans <= 1 && c->bcast_alg == HBSP_AUTO;
     const double beta = col.spans > 1 ? x->inter.beta : x->intra.beta;
     /* on a network the model knows, the column's records go over links that nobody else uses
-     * meanwhile, where the probe's beta has every rank of a node sending */
+     * meanwhile (the probe's beta has every rank of a node sending), a message's latency a step */
     const double tx =
         flat && !pboard ? torus_exchange(x, hp_env_family(col, 0, 1, 0, 1), 8 * recw) : -1.0;
     double percol = pboard    ? c->M * recw * x->gw
-                    : tx >= 0 ? hp_allreduce_small(x, col, 0) + tx
+                    : tx >= 0 ? tx
                     : flat    ? hp_allreduce_small(x, col, 0) + lg2c(c->M) * 8 * recw * beta
                               : hp_allreduce_small(x, col, hier) + hp_sync(x, col, c->M * (jb + 1));
     double leafmem = pack_t(x, 8.0 * R * 8); /* the BLAS-2 leaf updates, memory bound */
