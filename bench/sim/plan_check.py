@@ -7,7 +7,7 @@ MACHINE.json is a machine model that hplan_probe measured under smpirun on the s
 (bench/sim/probe_roundtrip.sh); RESULTS.txt are outputs of bench/sim/summa_hsumma.sh on that
 platform. For every simulated multiply (P, n, b, G as I x J groups, and the panel broadcast:
 MPI's, or the library's algorithm that the results file names) it asks hla-plan for the
-prediction of that same configuration (grid sqrt P x sqrt P, blocks and panels b, outer block b,
+prediction of that same configuration (grid sqrt P x sqrt P unless the results name theirs, blocks and panels b, outer block b,
 4 ranks a node as the BG/P-like platform places them) twice: with the model's end-to-end
 calibration (mm_cal, measured by the probe at order 2048) and without it (mm_cal = 0), and prints
 predicted / simulated. Per result file it then compares the configuration the planner ranks first
@@ -29,15 +29,17 @@ tmp.close()
 rpn = model["machines"][0]["ranks_per_node"]
 
 
-def predict(path, P, n, k, b, bcast, torus, groups):
-    """hla-plan's predictions on the fixed grid and blocks: SUMMA's, and HSUMMA's with each of
-    groups ((I, J) pairs, hplan_target.groups) as {(I, J): seconds}, (1, 1) for SUMMA. torus: the
-    platform's ("XxYxZ"), for a machine model that has torus links (else hla-plan ignores it)."""
+def predict(path, P, n, k, b, bcast, torus, groups, grid):
+    """hla-plan's predictions on the fixed grid ("MxN"; None: the square one) and blocks: SUMMA's,
+    and HSUMMA's with each of groups ((I, J) pairs, hplan_target.groups) as {(I, J): seconds},
+    (1, 1) for SUMMA. torus: the platform's ("XxYxZ"), for a machine model that has torus links
+    (else hla-plan ignores it)."""
     s = int(math.isqrt(P))
+    grid = grid or f"{s}x{s}"
     out = ""
     for alg, g in [("summa", None)] + [("hsumma", g) for g in groups if g != (1, 1)]:
         out += subprocess.run([tool, "--machine", path, "--op", "mm", "--n", str(n), "--k", str(k),
-                               "--P", str(P), "--nodes", str(P // rpn), "--grid", f"{s}x{s}",
+                               "--P", str(P), "--nodes", str(P // rpn), "--grid", grid,
                                "--nb", str(b), "--algs", alg, "--top", "100000"] +
                               (["--groups", f"{g[0]}x{g[1]}"] if g else []) +
                               (["--bcast", bcast] if bcast != "native" else []) +
@@ -95,8 +97,9 @@ for res in results:
     P, n, b, bc = sims[0]["P"], sims[0]["n"], sims[0]["b"], sims[0].get("bcast", "native")
     k = sims[0].get("k", n)
     groups = [tuple(int(v) for v in r["groups"].split("x")) for r in sims]
-    cal = predict(machine, P, n, k, b, bc, torus, groups)
-    nocal = predict(tmp.name, P, n, k, b, bc, torus, groups)
+    grid = sims[0].get("grid")
+    cal = predict(machine, P, n, k, b, bc, torus, groups, grid)
+    nocal = predict(tmp.name, P, n, k, b, bc, torus, groups, grid)
     rows = []
     for r in sims:
         I, J = (int(x) for x in r["groups"].split("x"))

@@ -759,7 +759,9 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int64_t mloc, int6
   }
   double ovl = (alg == HBSP_AUTO || alg == HBSP_NATIVE) ? x->ovl : 0.0;
   /* the steps after the first: on a network the model knows, the non-blocking broadcasts stream,
-   * each panel's beside the next one's (whether or not they also overlap the dgemm) */
+   * each panel's beside the next one's (whether or not they also overlap the dgemm). Four panels
+   * at once fit the simulated runs at 64-1,024 ranks better and those at 4,096 worse
+   * (bench/results/sim/stream_depth_2026-11-27.txt). */
   double cnext = cstep;
   if (alg == HBSP_AUTO || alg == HBSP_NATIVE) {
     const double vol[8] = {8.0 * mloc * w, 8.0 * nloc * w, 8.0 * mloc * w, 8.0 * nloc * w,
@@ -816,6 +818,8 @@ double hp_mm_time(const hp_ctx *x, const hp_mm *c, double *compute, double *comm
     double rm = remap_t(x, ha) + remap_t(x, hb);
     cm += rm;
     t += rm;
+    /* layer 0's broadcasts alone on the network: with all c layers' at once every simulated 3D
+     * run came out further off (stream_depth_2026-11-27.txt) */
     t += layer_mm(x, ML, NL, N, mL, nL, kl, c->b, c->b, 1, 1, c->b, c->b, c->bcast_alg, &cp, &cm);
     /* pack C_l, reduce over the fibre, add into C */
     hp_env fib = hp_env_of(x, 0, split ? ML * N : NL, c->c);
