@@ -166,6 +166,62 @@ static void test_ports(void) {
   CU_ASSERT_EQUAL(x.net.nd, 0);
 }
 
+/* The probe's end-to-end calibration was measured against the model without a network: it scales
+ * the predictions in the probe's placement only while nothing is routed. */
+static void test_calibration_unrouted(void) {
+  hplan_machine m;
+  hplan_machine_synthetic(&m, 64, 16, 4, 1e10, (hplan_link){1e-6, 2.5e-10},
+                          (hplan_link){5e-6, 1e-8});
+  const hp_mm c = {.m = 2048,
+                   .n = 2048,
+                   .k = 2048,
+                   .M = 8,
+                   .N = 8,
+                   .mb = 64,
+                   .nb = 64,
+                   .kba = 64,
+                   .kbb = 64,
+                   .a_here = 1,
+                   .b_here = 1,
+                   .alg = HLA_MM_SUMMA,
+                   .b = 64,
+                   .bcast_alg = HBSP_AUTO};
+  const hp_lu l = {.n = 2048,
+                   .M = 8,
+                   .N = 8,
+                   .nb = 64,
+                   .alg = HLA_LU_FLAT,
+                   .lookahead = 1,
+                   .bcast_alg = HBSP_AUTO};
+  hp_ctx x;
+  hp_ctx_make(&x, &m, 64, 16, 4, 1);
+  const double mm0 = hp_mm_time(&x, &c, NULL, NULL, NULL),
+               lu0 = hp_lu_time(&x, &l, NULL, NULL, NULL);
+  m.mm_cal = 2, m.lu_cal = 0.5;
+  hp_ctx_make(&x, &m, 64, 16, 4, 1);
+  CU_ASSERT_DOUBLE_EQUAL(hp_mm_time(&x, &c, NULL, NULL, NULL), 2 * mm0, 1e-9 * mm0);
+  CU_ASSERT_DOUBLE_EQUAL(hp_lu_time(&x, &l, NULL, NULL, NULL), 0.5 * lu0, 1e-9 * lu0);
+  /* another placement: none */
+  hp_ctx_make(&x, &m, 64, 16, 4, 2);
+  CU_ASSERT_DOUBLE_EQUAL(x.mm_cal, 1.0, 0);
+  /* a torus in the machine file, or given with the target: none */
+  const int dims[HPLAN_TORUS_DIMS] = {4, 4, 0, 0};
+  m.torus[0] = m.torus[1] = 4, m.torus_link[1] = 2.5e-9;
+  hp_ctx_make(&x, &m, 64, 16, 4, 1);
+  CU_ASSERT(x.net.nd == 2 && x.mm_cal == 1.0 && x.lu_cal == 1.0);
+  m.torus_link[1] = 0;
+  hp_ctx_make(&x, &m, 64, 16, 4, 1);
+  CU_ASSERT_DOUBLE_EQUAL(x.mm_cal, 2.0, 0);
+  m.torus_link[1] = 2.5e-9;
+  hp_ctx_torus(&x, &m, dims);
+  CU_ASSERT(x.net.nd == 2 && x.mm_cal == 1.0 && x.lu_cal == 1.0);
+  /* a non-blocking network's ports: none */
+  m.torus_link[1] = 0, m.port_beta = 4e-11;
+  hp_ctx_make(&x, &m, 64, 16, 4, 1);
+  CU_ASSERT(x.net.ports == 1 && x.mm_cal == 1.0 && x.lu_cal == 1.0);
+}
+
 void hla_test_register(void) {
-  HT_SUITE("plan_torus", test_torus_steps, test_torus_bcast, test_torus_fields, test_ports);
+  HT_SUITE("plan_torus", test_torus_steps, test_torus_bcast, test_torus_fields, test_ports,
+           test_calibration_unrouted);
 }

@@ -47,7 +47,10 @@
  * Calibration: in the probe's own placement every LU (multiply) prediction is multiplied by lu_cal
  * (mm_cal), the ratio of a measured to a modelled run of the planner's best plan of order 2048
  * done by the probe: what the model misses on a machine (oversubscribed cores, MPI's
- * progress, the kernel's time) is mostly proportional to the run.
+ * progress, the kernel's time) is mostly proportional to the run. Not where the model routes on a
+ * network: the ratio is against the model without one, and routing already moves the prediction
+ * (the BG/P-like torus's probe, re-run under other collectives, measured mm_cal 0.85, then 1.46,
+ * for the same network; bench/results/sim/probe_bgp_P64_trees.txt).
  * Waiting: every panel of a multiply and every block step of the LU (two with M > 1) waits once for
  * ranks that were computing: sync_load, measured (skew; on oversubscribed cores the time a rank is
  * off its core).
@@ -294,6 +297,7 @@ static hp_torus torus_of(const hplan_machine *m, int nodes) {
 
 void hp_ctx_torus(hp_ctx *x, const hplan_machine *m, const int dims[HPLAN_TORUS_DIMS]) {
   if (dims[0] > 0) x->net = torus_dims(m, dims, x->nodes);
+  if (x->net.nd > 0) x->lu_cal = x->mm_cal = 1.0; /* as hp_ctx_make's */
 }
 
 /* Largest factor between a measured MPI_Ibcast and its fitted model for the fit to be used. */
@@ -392,10 +396,11 @@ void hp_ctx_make(hp_ctx *x, const hplan_machine *m, int P, int nodes, int rpn, i
             : 0.0;
   else
     x->sync_load = busy > cores ? 1.5e-3 * (1 - cores / busy) : 0.0;
-  /* the end-to-end calibration holds for the probe's own placement */
+  /* the end-to-end calibration holds for the probe's own placement, and for the model it was
+   * measured against: the probe's, which routes nothing (calibrate.c) */
   int probe_place = P == m->P && nodes == (m->nodes > 0 ? m->nodes : 1) && threads == t0;
-  x->lu_cal = probe_place && m->lu_cal > 0 ? m->lu_cal : 1.0;
-  x->mm_cal = probe_place && m->mm_cal > 0 ? m->mm_cal : 1.0;
+  x->lu_cal = probe_place && m->lu_cal > 0 && x->net.nd == 0 ? m->lu_cal : 1.0;
+  x->mm_cal = probe_place && m->mm_cal > 0 && x->net.nd == 0 ? m->mm_cal : 1.0;
 
   /* BSP sync and small allreduce of p ranks on one node, fitted to the measured environments. */
   double sp = 0, sl = 0, spp = 0, spl = 0, sa = 0, spa = 0, sq = 0, sqq = 0, sg = 0;
