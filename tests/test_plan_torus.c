@@ -172,27 +172,13 @@ static void test_calibration_unrouted(void) {
   hplan_machine m;
   hplan_machine_synthetic(&m, 64, 16, 4, 1e10, (hplan_link){1e-6, 2.5e-10},
                           (hplan_link){5e-6, 1e-8});
-  const hp_mm c = {.m = 2048,
-                   .n = 2048,
-                   .k = 2048,
-                   .M = 8,
-                   .N = 8,
-                   .mb = 64,
-                   .nb = 64,
-                   .kba = 64,
-                   .kbb = 64,
-                   .a_here = 1,
-                   .b_here = 1,
-                   .alg = HLA_MM_SUMMA,
-                   .b = 64,
-                   .bcast_alg = HBSP_AUTO};
-  const hp_lu l = {.n = 2048,
-                   .M = 8,
-                   .N = 8,
-                   .nb = 64,
-                   .alg = HLA_LU_FLAT,
-                   .lookahead = 1,
-                   .bcast_alg = HBSP_AUTO};
+  hp_mm c;
+  hp_lu l;
+  memset(&c, 0, sizeof c), memset(&l, 0, sizeof l);
+  c.m = c.n = c.k = 2048, c.M = c.N = 8, c.mb = c.nb = c.kba = c.kbb = c.b = 64;
+  c.a_here = c.b_here = 1, c.alg = HLA_MM_SUMMA, c.bcast_alg = HBSP_AUTO;
+  l.n = 2048, l.M = l.N = 8, l.nb = 64, l.alg = HLA_LU_FLAT, l.lookahead = 1;
+  l.bcast_alg = HBSP_AUTO;
   hp_ctx x;
   hp_ctx_make(&x, &m, 64, 16, 4, 1);
   const double mm0 = hp_mm_time(&x, &c, NULL, NULL, NULL),
