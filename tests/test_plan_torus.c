@@ -1,6 +1,7 @@
 /* Unit tests of the torus in the cost model (src/dist/plan/torus.c and its use in model.c): the
  * routes and link loads of a broadcast's steps on a small torus worked out by hand, the broadcast
- * times built from them, and the fields' checks. Pure functions, no MPI.
+ * times built from them, the fields' checks, and that the probe's calibration is left out where
+ * the model routes. Pure functions, no MPI.
  * @nompi
  */
 #include <math.h>

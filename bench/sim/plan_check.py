@@ -7,9 +7,10 @@ MACHINE.json is a machine model that hplan_probe measured under smpirun on the s
 (bench/sim/probe_roundtrip.sh); RESULTS.txt are outputs of bench/sim/summa_hsumma.sh on that
 platform. For every simulated multiply (P, n, b, G as I x J groups, and the panel broadcast:
 MPI's, or the library's algorithm that the results file names) it asks hla-plan for the
-prediction of that same configuration (grid sqrt P x sqrt P unless the results name theirs, blocks and panels b, outer block b,
-4 ranks a node as the BG/P-like platform places them) twice: with the model's end-to-end
-calibration (mm_cal, measured by the probe at order 2048) and without it (mm_cal = 0), and prints
+prediction of that same configuration (the results' grid, else sqrt P x sqrt P; blocks and panels
+b, outer block b, 4 ranks a node as the BG/P-like platform places them) twice: with the model's
+end-to-end calibration (mm_cal, measured by the probe at order 2048; not applied where the model
+routes on a network) and without it (mm_cal = 0), and prints
 predicted / simulated. Per result file it then compares the configuration the planner ranks first
 among the simulated ones with the best simulated one. Runs of k < n (sampled steps) are predicted
 for that k, 3D runs (experiment 3) on their grid with their c; a machine model with a torus
