@@ -26,7 +26,11 @@
 # (43 minutes with G = 1024), while SUMMA there (flat MPI_Ibcast over 64 ranks) did not finish in
 # 88 minutes: SimGrid's max-min solver over the torus's shared links takes the time. P = 16,384
 # needs the patched SimGrid of bench/sim/build_simgrid.sh: at n = 65536 with K=2048 or 4096,
-# 3-19 minutes and 11-12 GiB a point.
+# 3-19 minutes and 11-12 GiB a point; the whole run (no K) of HSUMMA with 16 x 16 groups 818 s and
+# 11 GiB with SIM_CFG=--cfg=network/crosstraffic:0 (over an hour by the samples with SimGrid's TCP
+# acknowledgement flows; they move the simulated time by 0.3-0.5 %).
+#
+# SIM_CFG: further SimGrid options for smpirun (bench/sim/common.sh), named in the results' header.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 P=$1 n=$2 b=$3 groups=$4 bcast=${5:-native}
@@ -42,7 +46,7 @@ case $groups in *x*) shapes=1 ;; esac # IxJ: several points may share a G, so no
 out=bench/results/sim/summa_hsumma_P${P}_n${n}${K:+_k$K}${plat_suffix}${three_d}${5:+_$bcast}${GRID:+_$GRID}${TAG:+_$TAG}
 mkdir -p bench/results/sim
 {
-  echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }${TORUS:+TORUS=\"$TORUS\" }${TAG:+TAG=$TAG }${GRID:+GRID=$GRID }${K:+K=$K }bench/sim/summa_hsumma.sh $*"
+  echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }${SIM_CFG:+SIM_CFG=\"$SIM_CFG\" }${TORUS:+TORUS=\"$TORUS\" }${TAG:+TAG=$TAG }${GRID:+GRID=$GRID }${K:+K=$K }bench/sim/summa_hsumma.sh $*"
   echo "# smpirun: $(command -v smpirun)" # Debian's SimGrid or a patched one (build_simgrid.sh)
   sim_run "$P" "$tmp" "$build/sim_matmul" --n "$n" ${K:+--k "$K"} --b "$b" --groups "$groups" ${GRID:+--grid "$GRID"} --bcast "$bcast" --speed "${plat_speed}e9"
 } | tee "$out.txt"
