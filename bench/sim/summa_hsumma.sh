@@ -27,8 +27,9 @@
 # 88 minutes: SimGrid's max-min solver over the torus's shared links takes the time. P = 16,384
 # needs the patched SimGrid of bench/sim/build_simgrid.sh: at n = 65536 with K=2048 or 4096,
 # 3-19 minutes and 11-12 GiB a point; the whole run (no K) of HSUMMA with 16 x 16 groups 818 s and
-# 11 GiB with SIM_CFG=--cfg=network/crosstraffic:0 (over an hour by the samples with SimGrid's TCP
-# acknowledgement flows; they move the simulated time by 0.3-0.5 %).
+# 11 GiB (SUMMA over binomial broadcasts 512 s) with SIM_CFG=--cfg=network/crosstraffic:0 (over
+# an hour by the samples with SimGrid's TCP acknowledgement flows; they move the simulated time by
+# 0.3-0.5 %).
 #
 # SIM_CFG: further SimGrid options for smpirun (bench/sim/common.sh), named in the results' header.
 set -euo pipefail
