@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# How far the panel broadcasts of successive steps run ahead of one another (the scale issue's
+# experiment 4, the model's streaming depth): SUMMA's broadcasts alone (bench/sim/sim_bcast.c),
+# built up one ingredient at a time, on one simulated machine.
+#
+#   [PLATFORM=bgp|fattree] bench/sim/bcast_drift.sh P MxN BYTES STEPS FLOPS
+#                                       e.g. 1024 32x32 1048576 32 134217728
+#
+# Cases: one step of the column broadcasts (what the model's step of one panel describes,
+# src/dist/plan/torus.c); STEPS steps of them (each column's chain of broadcasts free to drift
+# from the others); with the row broadcasts too (which couple the columns); with FLOPS flops of
+# update a step, first without, then with hla's look-ahead (SUMMA's whole pattern; FLOPS
+# = 2 (n/M) (n/N) b for n x n matrices and panels of b). BYTES: one rank's panel, (n/M) b 8.
+# Writes bench/results/sim/bcast_drift_P<P>[_fattree].txt: a line and a JSON line a case, then the
+# simulator's wall time and memory. Needs build-smpi (scripts/sim.sh, or BUILD).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+P=$1 grid=$2 bytes=$3 steps=$4 flops=$5
+build=${BUILD:-build-smpi}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+. bench/sim/common.sh
+sim_platform "$P" "$tmp"
+out=bench/results/sim/bcast_drift_P${P}${plat_suffix}${TAG:+_$TAG}.txt
+mkdir -p bench/results/sim
+{
+  echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }${SIM_CFG:+SIM_CFG=\"$SIM_CFG\" }bench/sim/bcast_drift.sh $*"
+  echo "# smpirun: $(command -v smpirun)"
+  for c in "1 0 0 0" "$steps 0 0 0" "$steps 0 1 0" "$steps 0 1 $flops" "$steps 1 1 $flops"; do
+    read -r s look rows f <<< "$c"
+    sim_run "$P" "$tmp" "$build/sim_bcast" --grid "$grid" --bytes "$bytes" --steps "$s" \
+      --lookahead "$look" --rows "$rows" --flops "$f" | grep -v '^# platform' || true
+  done
+} | tee "$out"

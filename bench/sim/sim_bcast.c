@@ -1,0 +1,89 @@
+/* sim_bcast — the panel broadcasts of a multiply alone, for the SimGrid build: how far those of
+ * successive panels run ahead of one another (bench/sim/bcast_drift.sh).
+ *
+ *   smpirun -np P -platform ... -hostfile ... build-smpi/sim_bcast --grid MxN --bytes B
+ *     --steps S [--lookahead 0|1] [--rows 0|1] [--flops F]
+ *
+ * On an M x N grid of row-major ranks (SUMMA's placement in hla), step s broadcasts B bytes down
+ * every process column from process row s mod M (MPI_Ibcast over the column's communicator, as
+ * hla's multiply does); with --rows 1 also B bytes along every process row from process column
+ * s mod N (the A panel, which couples the columns). Each step waits for its panels, then charges
+ * F flops (--flops F, smpi_execute_flops: the update); --lookahead 1 posts step s + 1's broadcasts
+ * before that update, as hla's multiply does, 0 only once its own panels are due. No library
+ * code runs: what differs from the model's step of one panel (src/dist/plan/torus.c) is only how
+ * the simulated ranks drift apart. Prints, on rank 0, the slowest rank's time over the S steps and
+ * per step, and one JSON line. */
+#include <mpi.h>
+#include <smpi/smpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Step s's broadcasts into buffer s % 2 of each direction. */
+static void post(int s, int M, int N, int rows, long bytes, char *buf, MPI_Comm col, MPI_Comm row,
+                 MPI_Request *req) {
+  int i = s % 2;
+  MPI_Ibcast(buf + i * bytes, (int)bytes, MPI_CHAR, s % M, col, &req[0]);
+  req[1] = MPI_REQUEST_NULL;
+  if (rows) MPI_Ibcast(buf + (2 + i) * bytes, (int)bytes, MPI_CHAR, s % N, row, &req[1]);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int M = 0, N = 0, steps = 1, look = 0, rows = 0;
+  long bytes = 1 << 20;
+  double flops = 0;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!strcmp(argv[i], "--grid"))
+      sscanf(argv[i + 1], "%dx%d", &M, &N);
+    else if (!strcmp(argv[i], "--bytes"))
+      bytes = atol(argv[i + 1]);
+    else if (!strcmp(argv[i], "--steps"))
+      steps = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--lookahead"))
+      look = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--rows"))
+      rows = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--flops"))
+      flops = atof(argv[i + 1]);
+  }
+  int P, me;
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  if (M <= 0 || N <= 0 || M * N != P || bytes <= 0 || bytes > (1L << 30) || steps < 1 || look < 0 ||
+      look > 1) {
+    if (me == 0)
+      fprintf(stderr, "sim_bcast: --grid MxN with M N = %d, --bytes 1..2^30, --steps >= 1\n", P);
+    MPI_Finalize();
+    return 2;
+  }
+  MPI_Comm col, row;
+  MPI_Comm_split(MPI_COMM_WORLD, me % N, me / N, &col);
+  MPI_Comm_split(MPI_COMM_WORLD, me / N, me % N, &row);
+  /* two buffers a direction, as the multiply's look-ahead; their contents do not matter */
+  char *buf = SMPI_SHARED_MALLOC(4 * (size_t)bytes);
+  MPI_Request req[2][2];
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = MPI_Wtime();
+  for (int s = 0; s < steps; s++) {
+    if (s == 0 || !look) post(s, M, N, rows, bytes, buf, col, row, req[s % 2]);
+    MPI_Waitall(2, req[s % 2], MPI_STATUSES_IGNORE); /* the panel step s needs */
+    if (look && s + 1 < steps) post(s + 1, M, N, rows, bytes, buf, col, row, req[(s + 1) % 2]);
+    if (flops > 0) smpi_execute_flops(flops); /* the update of step s */
+  }
+  double t = MPI_Wtime() - t0, tmax;
+  MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (me == 0) {
+    printf("P=%d grid=%dx%d bytes=%ld steps=%d lookahead=%d rows=%d flops=%.4g seconds=%.6f "
+           "per_step=%.6f\n",
+           P, M, N, bytes, steps, look, rows, flops, tmax, tmax / steps);
+    printf("{\"bench\":\"sim_bcast\",\"P\":%d,\"grid\":\"%dx%d\",\"bytes\":%ld,\"steps\":%d,"
+           "\"lookahead\":%d,\"rows\":%d,\"flops\":%.6g,\"seconds\":%.6g,\"per_step\":%.6g}\n",
+           P, M, N, bytes, steps, look, rows, flops, tmax, tmax / steps);
+  }
+  SMPI_SHARED_FREE(buf);
+  MPI_Comm_free(&col);
+  MPI_Comm_free(&row);
+  MPI_Finalize();
+  return 0;
+}
