@@ -24,12 +24,13 @@
 # machine (SimGrid 3.32): P = 1,024 at n = 16384, five values of G, 4-5 minutes and 0.8-0.9 GiB
 # on each platform; P = 4,096 at n = 16384, 4-6 minutes and 1.5 GiB for HSUMMA with G = 16 to 256
 # (43 minutes with G = 1024), while SUMMA there (flat MPI_Ibcast over 64 ranks) did not finish in
-# 88 minutes: SimGrid's max-min solver over the torus's shared links takes the time. P = 16,384
-# needs the patched SimGrid of bench/sim/build_simgrid.sh: at n = 65536 with K=2048 or 4096,
-# 3-19 minutes and 11-12 GiB a point; the whole run (no K) of HSUMMA with 16 x 16 groups 818 s and
-# 11 GiB (SUMMA over binomial broadcasts 512 s) with SIM_CFG=--cfg=network/crosstraffic:0 (over
-# an hour by the samples with SimGrid's TCP acknowledgement flows; they move the simulated time by
-# 0.3-0.5 %).
+# 88 minutes: SimGrid's max-min solver over the torus's shared links takes the time; with the
+# patched SimGrid of bench/sim/build_simgrid.sh and SIM_CFG=--cfg=network/crosstraffic:0 it takes
+# 386 s (72 s on the fat tree; at 16,384 ranks its 16-step sample had not ended after 45 minutes).
+# P = 16,384 needs the patched SimGrid: at n = 65536 with K=2048 or 4096, 3-19 minutes and 11-12
+# GiB a point; the whole run (no K) of HSUMMA with 16 x 16 groups 818 s and 11 GiB (SUMMA over
+# binomial broadcasts 512 s) with SIM_CFG=--cfg=network/crosstraffic:0 (over an hour by the samples
+# with SimGrid's TCP acknowledgement flows; they move the simulated time on the torus by 0.3-0.5 %).
 #
 # SIM_CFG: further SimGrid options for smpirun (bench/sim/common.sh), named in the results' header.
 set -euo pipefail
