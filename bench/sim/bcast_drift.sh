@@ -4,7 +4,7 @@
 # built up one ingredient at a time, on one simulated machine.
 #
 #   [PLATFORM=bgp|fattree] bench/sim/bcast_drift.sh P MxN BYTES STEPS FLOPS
-#                                       e.g. 1024 32x32 1048576 32 134217728
+#                                       e.g. 1024 32x32 1048576 64 134217728
 #
 # Cases: one step of the column broadcasts (what the model's step of one panel describes,
 # src/dist/plan/torus.c); STEPS steps of them (each column's chain of broadcasts free to drift

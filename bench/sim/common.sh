@@ -68,13 +68,13 @@ sim_run() {
   # smpi/privatization:no: hla has no global state that differs between ranks (src/kernels/sim.c's
   # switch is the same on all), and copying the program's data segment for each of 4,096 ranks
   # costs more than the rest of the set-up.
-  # smpi/test:1e-6, smpi/grow-injected-times:no (since this commit): SimGrid's default charges an
+  # smpi/test:1e-6, smpi/grow-injected-times:no (since 96abf29): SimGrid's default charges an
   # MPI_Test 0.1 ms of simulated time, times a count of failed tests that all simulated ranks share
   # (a static in its Request::test), so a rank's test grows costlier with every other rank's
   # failed one. The probe's overlap of a broadcast behind a dgemm that tests it came out 0.28 on
   # the BG/P-like torus that way (0.70 without the growth, 1.00 with a microsecond a test, which a
-  # real MPI_Test takes); the multiplies, which test a few times a step, move by 0.6-3.7 %
-  # (bench/results/sim/test_cost_2026-11-27.txt).
+  # real MPI_Test takes); the multiplies, which test a few times a step, move by 0.6-3.7 % on the
+  # torus and by up to a fifth on the fat tree (bench/results/sim/test_cost_2026-11-27.txt).
   # smpi_colls at warning: SimGrid's default allreduce logs a line per call on small communicators.
   HLA_SIM=model HLA_PLAN=off smpirun -np "$P" -platform "$dir/plat.xml" -hostfile "$dir/plat.hosts" \
     --cfg=smpi/host-speed:${plat_speed}Gf --cfg=smpi/simulate-computation:no \
