@@ -91,10 +91,10 @@ void mm_pack_bt(const mm_ctx *x, const mm_piece *p, hreal *dst);
 void mm_scale(const mm_ctx *x);
 
 /* C += alpha ap bt^T with ap mloc x w (ld mloc) and bt nloc x w (ld nloc). The dgemm is cut into
- * column slices of C (a rule that depends on the sizes only) and the requests of q1 and q2 (either
- * may be NULL) are tested between slices so that the broadcasts in flight progress. Local. */
-int mm_update(const mm_ctx *x, const hreal *ap, const hreal *bt, int64_t w, mm_reqs *q1,
-              mm_reqs *q2);
+ * column slices of C (a rule that depends on the sizes only) and the requests of the nq queues qs
+ * are tested between slices so that the broadcasts in flight progress. Local. */
+int mm_update(const mm_ctx *x, const hreal *ap, const hreal *bt, int64_t w, mm_reqs *const *qs,
+              int nq);
 
 /* ---------------------------------------------------------------- algorithms */
 

@@ -132,8 +132,8 @@ static void progress(mm_reqs *q) {
   if (flag) q->n = 0; /* all complete and freed */
 }
 
-int mm_update(const mm_ctx *x, const hreal *ap, const hreal *bt, int64_t w, mm_reqs *q1,
-              mm_reqs *q2) {
+int mm_update(const mm_ctx *x, const hreal *ap, const hreal *bt, int64_t w, mm_reqs *const *qs,
+              int nq) {
   if (x->mloc == 0 || x->nloc == 0 || w == 0) return HLA_OK;
   /* Slices: a rule on the sizes only, so that SUMMA and HSUMMA make the same dgemm calls. */
   int64_t slices = x->nloc >= 1024 ? 4 : 1;
@@ -142,8 +142,7 @@ int mm_update(const mm_ctx *x, const hreal *ap, const hreal *bt, int64_t w, mm_r
     int64_t nc = x->nloc - j0 < width ? x->nloc - j0 : width;
     HLA_CALL(hkern_dgemm('N', 'T', x->mloc, nc, w, x->alpha, ap, x->mloc, bt + j0, x->nloc, 1.0,
                          x->c + j0 * x->ldc, x->ldc));
-    progress(q1);
-    progress(q2);
+    for (int i = 0; i < nq; i++) progress(qs[i]);
   }
   return HLA_OK;
 }
@@ -228,7 +227,8 @@ int mm_summa(const mm_ctx *x) {
     if (s + 1 < S) code = summa_post(x, &w, s + 1);
     if (code == HLA_OK) code = mm_wait(x->row, &w.q[i]);
     int64_t width = x->k - s * b < b ? x->k - s * b : b;
-    if (code == HLA_OK) code = mm_update(x, w.a[i], w.bt[i], width, &w.q[1 - i], NULL);
+    mm_reqs *next = &w.q[1 - i]; /* in flight behind this update */
+    if (code == HLA_OK) code = mm_update(x, w.a[i], w.bt[i], width, &next, 1);
   }
   for (int i = 0; i < 2; i++)
     if (w.q[i].n) mm_wait(x->row, &w.q[i]); /* never leave a request behind */

@@ -783,8 +783,9 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int64_t mloc, int6
     cnext += x->sync_load;
   }
   double work = gemm + pack;
-  double wide = hier ? (double)Mo : (double)b; /* two panel buffers per operand */
-  double bufs = ws_t(x, 2.0 * (mloc + nloc) * wide);
+  double wide = hier ? (double)Mo : (double)b;
+  double nbuf = hier ? 3.0 : 2.0; /* panel buffers per operand (summa.c; hsumma.c: HS_OUTER) */
+  double bufs = ws_t(x, nbuf * (mloc + nloc) * wide);
   double t = bufs + cstep + S * work + (S - 1) * (cnext - ovl * fmin(work, cnext));
   *compute += S * work + bufs;
   *comm += cstep + (S - 1) * cnext;
