@@ -111,15 +111,15 @@ static int hs_post_outer(hs_run *h, int64_t O) {
   return HLA_OK;
 }
 
-/* Start the inner broadcasts of inner panel s of A (b = 0) or of B (b = 1), inside outer panel
+/* Start the inner broadcasts of inner panel s of A (op = 0) or of B (op = 1), inside outer panel
  * s panel / Mo, whose outer broadcasts of that operand are complete here. */
-static int hs_post_inner(hs_run *h, int64_t s, int b) {
+static int hs_post_inner(hs_run *h, int64_t s, int op) {
   const mm_ctx *x = h->x;
   hs_ws *w = h->w;
   int64_t lo = s * x->panel, hi = lo + x->panel < x->k ? lo + x->panel : x->k;
   int64_t O = lo / h->Mo, base = O * h->Mo;
   int i = (int)(O % HS_OUTER), qi = (int)(s % 2);
-  if (b == 0) {
+  if (op == 0) {
     int na = mm_pieces(lo, hi, x->kba, x->N, w->pa);
     for (int p = 0; p < na; p++) {
       hreal *dst = w->a[i] + (w->pa[p].g0 - base) * x->mloc;
@@ -137,12 +137,10 @@ static int hs_post_inner(hs_run *h, int64_t s, int b) {
   return HLA_OK;
 }
 
-/* Start inner panel s's broadcasts, each operand's once its outer panel has arrived (*fresh: s
- * begins an outer panel, whose broadcasts must be waited for first). A's wait does not hold up
- * B's inner broadcasts, nor B's A's: with one level along the rows and one down the columns (I x
- * 1 or 1 x J groups) the two operands travel on different levels, and waiting for both before
- * either ran them one after the other (1.47 x SUMMA's time on the simulated fat tree, 64 x 1
- * groups; README, Scaling). */
+/* Start inner panel s's broadcasts, each operand's once its own outer panel has arrived (fresh: s
+ * begins an outer panel, whose broadcasts must be waited for first), so that A's inner broadcasts
+ * do not wait on B's outer ones (with I x 1 or 1 x J groups the two operands travel on different
+ * levels). */
 static int hs_post_inners(hs_run *h, int64_t s, int fresh) {
   const mm_ctx *x = h->x;
   hs_ws *w = h->w;
