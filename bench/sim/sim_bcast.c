@@ -18,10 +18,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sim_args.h"
 
 /* Step s's broadcasts into buffer s % 2 of each direction. */
-static void post(int s, int M, int N, int rows, long bytes, char *buf, MPI_Comm col, MPI_Comm row,
-                 MPI_Request *req) {
+static void post(int s, int M, int N, int rows, int64_t bytes, char *buf, MPI_Comm col,
+                 MPI_Comm row, MPI_Request *req) {
   int i = s % 2;
   MPI_Ibcast(buf + i * bytes, (int)bytes, MPI_CHAR, s % M, col, &req[0]);
   req[1] = MPI_REQUEST_NULL;
@@ -30,28 +31,19 @@ static void post(int s, int M, int N, int rows, long bytes, char *buf, MPI_Comm 
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  int M = 0, N = 0, steps = 1, look = 0, rows = 0;
-  long bytes = 1 << 20;
+  int grid[2] = {0, 0}, steps = 1, look = 0, rows = 0;
+  int64_t bytes = 1 << 20;
   double flops = 0;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "--grid"))
-      sscanf(argv[i + 1], "%dx%d", &M, &N);
-    else if (!strcmp(argv[i], "--bytes"))
-      bytes = atol(argv[i + 1]);
-    else if (!strcmp(argv[i], "--steps"))
-      steps = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--lookahead"))
-      look = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--rows"))
-      rows = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--flops"))
-      flops = atof(argv[i + 1]);
-  }
+  const sim_arg args[] = {{"--grid", SIM_GRID, grid, 0},   {"--bytes", SIM_I64, &bytes, 0},
+                          {"--steps", SIM_INT, &steps, 0}, {"--lookahead", SIM_INT, &look, 0},
+                          {"--rows", SIM_INT, &rows, 0},   {"--flops", SIM_DBL, &flops, 0}};
+  sim_args(argc, argv, args, (int)(sizeof args / sizeof *args));
+  int M = grid[0], N = grid[1];
   int P, me;
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
-  if (M <= 0 || N <= 0 || M * N != P || bytes <= 0 || bytes > (1L << 30) || steps < 1 || look < 0 ||
-      look > 1) {
+  if (M <= 0 || N <= 0 || M * N != P || bytes <= 0 || bytes > ((int64_t)1 << 30) || steps < 1 ||
+      look < 0 || look > 1) {
     if (me == 0)
       fprintf(stderr, "sim_bcast: --grid MxN with M N = %d, --bytes 1..2^30, --steps >= 1\n", P);
     MPI_Finalize();
@@ -74,12 +66,12 @@ int main(int argc, char **argv) {
   double t = MPI_Wtime() - t0, tmax;
   MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (me == 0) {
-    printf("P=%d grid=%dx%d bytes=%ld steps=%d lookahead=%d rows=%d flops=%.4g seconds=%.6f "
+    printf("P=%d grid=%dx%d bytes=%lld steps=%d lookahead=%d rows=%d flops=%.4g seconds=%.6f "
            "per_step=%.6f\n",
-           P, M, N, bytes, steps, look, rows, flops, tmax, tmax / steps);
-    printf("{\"bench\":\"sim_bcast\",\"P\":%d,\"grid\":\"%dx%d\",\"bytes\":%ld,\"steps\":%d,"
+           P, M, N, (long long)bytes, steps, look, rows, flops, tmax, tmax / steps);
+    printf("{\"bench\":\"sim_bcast\",\"P\":%d,\"grid\":\"%dx%d\",\"bytes\":%lld,\"steps\":%d,"
            "\"lookahead\":%d,\"rows\":%d,\"flops\":%.6g,\"seconds\":%.6g,\"per_step\":%.6g}\n",
-           P, M, N, bytes, steps, look, rows, flops, tmax, tmax / steps);
+           P, M, N, (long long)bytes, steps, look, rows, flops, tmax, tmax / steps);
   }
   SMPI_SHARED_FREE(buf);
   MPI_Comm_free(&col);

@@ -18,27 +18,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hla.h"
+#include "sim_args.h"
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int64_t n = 8192;
-  int nb = 128, M = 0, N = 0;
+  int nb = 128, grid[2] = {0, 0};
   double speed = 3.4e9;
   char cases[256] = "flat,hier", bcast[32] = "auto";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "--n"))
-      n = atoll(argv[i + 1]);
-    else if (!strcmp(argv[i], "--nb"))
-      nb = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--speed"))
-      speed = atof(argv[i + 1]);
-    else if (!strcmp(argv[i], "--grid"))
-      sscanf(argv[i + 1], "%dx%d", &M, &N);
-    else if (!strcmp(argv[i], "--cases"))
-      snprintf(cases, sizeof cases, "%s", argv[i + 1]);
-    else if (!strcmp(argv[i], "--bcast"))
-      snprintf(bcast, sizeof bcast, "%s", argv[i + 1]);
-  }
+  const sim_arg args[] = {{"--n", SIM_I64, &n, 0},
+                          {"--nb", SIM_INT, &nb, 0},
+                          {"--speed", SIM_DBL, &speed, 0},
+                          {"--grid", SIM_GRID, grid, 0},
+                          {"--cases", SIM_STR, cases, sizeof cases},
+                          {"--bcast", SIM_STR, bcast, sizeof bcast}};
+  sim_args(argc, argv, args, (int)(sizeof args / sizeof *args));
+  int M = grid[0], N = grid[1];
   static const char *const algs[] = {"auto",     "native",   "flat",
                                      "binomial", "pipeline", "scatter_allgather"};
   int ibc = 0;

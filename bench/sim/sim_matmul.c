@@ -22,29 +22,23 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hla.h"
+#include "sim_args.h"
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int64_t n = 8192, k = 0;
-  int b = 256, M = 0, N = 0;
+  int b = 256, grid[2] = {0, 0};
   double speed = 3.4e9;
   char groups[256] = "1", bcast[32] = "native";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "--n"))
-      n = atoll(argv[i + 1]);
-    else if (!strcmp(argv[i], "--k"))
-      k = atoll(argv[i + 1]);
-    else if (!strcmp(argv[i], "--b"))
-      b = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--speed"))
-      speed = atof(argv[i + 1]);
-    else if (!strcmp(argv[i], "--groups"))
-      snprintf(groups, sizeof groups, "%s", argv[i + 1]);
-    else if (!strcmp(argv[i], "--bcast"))
-      snprintf(bcast, sizeof bcast, "%s", argv[i + 1]);
-    else if (!strcmp(argv[i], "--grid"))
-      sscanf(argv[i + 1], "%dx%d", &M, &N);
-  }
+  const sim_arg args[] = {{"--n", SIM_I64, &n, 0},
+                          {"--k", SIM_I64, &k, 0},
+                          {"--b", SIM_INT, &b, 0},
+                          {"--speed", SIM_DBL, &speed, 0},
+                          {"--groups", SIM_STR, groups, sizeof groups},
+                          {"--bcast", SIM_STR, bcast, sizeof bcast},
+                          {"--grid", SIM_GRID, grid, 0}};
+  sim_args(argc, argv, args, (int)(sizeof args / sizeof *args));
+  int M = grid[0], N = grid[1];
   if (k <= 0) k = n;
   int P, me;
   MPI_Comm_size(MPI_COMM_WORLD, &P);
