@@ -167,6 +167,28 @@ static void test_ports(void) {
   CU_ASSERT_EQUAL(x.net.nd, 0);
 }
 
+/* The 3D multiply's c layers broadcast at once (model.c: the layers as the family's second
+ * generator). 4 nodes of 16 ranks, an 8 x 8 grid, c = 2: layers of columns (each 8 x 4, lstep 4)
+ * send every column down all four nodes, so the two layers' roots on node 0 share its port;
+ * layers of rows (4 x 8, lstep 32) keep each layer on two nodes of its own, and the second layer
+ * adds nothing to the busiest port. */
+static void test_layers_share(void) {
+  hp_torus net = {1, {4}, 4, 0, 4e-11, 1};
+  double work[4 * 2] = {0};
+  hp_tstep one, two;
+  hp_env col = {8, 0, 0, 0, 8, 1, 4, 0, 1, 0};
+  CU_ASSERT_EQUAL(hp_torus_step(&net, 16, col, HP_STEP_FLAT_ALL, 0, work, &one), HLA_OK);
+  col = hp_env_family(col, 1, 4, 4, 2);
+  CU_ASSERT_EQUAL(hp_torus_step(&net, 16, col, HP_STEP_FLAT_ALL, 0, work, &two), HLA_OK);
+  CU_ASSERT(one.load == 24 && two.load == 48); /* 4 (8) roots on node 0, 6 messages out each */
+  hp_env rows = {4, 0, 0, 0, 8, 1, 8, 0, 1, 0};
+  CU_ASSERT_EQUAL(hp_torus_step(&net, 16, rows, HP_STEP_FLAT_ALL, 0, work, &one), HLA_OK);
+  rows = hp_env_family(rows, 1, 8, 32, 2);
+  CU_ASSERT_EQUAL(hp_torus_step(&net, 16, rows, HP_STEP_FLAT_ALL, 0, work, &two), HLA_OK);
+  CU_ASSERT(one.load == 16 && two.load == 16); /* 8 roots on node 0, 2 messages to node 1 each */
+  CU_ASSERT(zeros(work, 8));
+}
+
 /* The probe's end-to-end calibration was measured against the model without a network: it scales
  * the predictions in the probe's placement only while nothing is routed. */
 static void test_calibration_unrouted(void) {
@@ -210,5 +232,5 @@ static void test_calibration_unrouted(void) {
 
 void hla_test_register(void) {
   HT_SUITE("plan_torus", test_torus_steps, test_torus_bcast, test_torus_fields, test_ports,
-           test_calibration_unrouted);
+           test_layers_share, test_calibration_unrouted);
 }

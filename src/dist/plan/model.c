@@ -72,8 +72,8 @@
  *   with the same overlap rule; compute as SUMMA. With uniform links and a square grid this is
  *   Hasanov's (4.3)-(4.4); I = J = 1 and I = M, J = N give SUMMA.
  * 3D (mm3d.c), c layers (M/c x N or M x N/c): two remaps of the operands onto the layers, SUMMA on
- *   the layer with k_l = ceil(S / c) b, packing of C_l, c reductions over the fibre of
- *   mL nL / c words each, and the local sum into C.
+ *   the layers with k_l = ceil(S / c) b (all c at once, sharing the network's links), packing of
+ *   C_l, c reductions over the fibre of mL nL / c words each, and the local sum into C.
  * LU (lu/factor.c), n / nb block steps k, j0 = k nb, R = local rows >= j0, C = local columns >= j0
  * + nb: panel   M = 1: node-local recursive LU of R x jb at panel_rate jb / (jb + panel_half); M >
  * 1: per column on a flat column HPL's binary exchange (an allreduce of 2 jb + 3 words; on a
@@ -724,10 +724,11 @@ static hp_env next_panel(hp_env e, int step) {
 }
 
 /* SUMMA or HSUMMA on a (layer) grid: row environments are runs of consecutive ranks from 0
- * (rs = 1), column ones have stride cs. Adds to the parts; returns seconds. */
-static double layer_mm(const hp_ctx *x, int M, int N, int cs, int64_t mloc, int64_t nloc, int64_t k,
-                       int b, int64_t Mo, int gi, int gj, int kba, int kbb, int alg,
-                       double *compute, double *comm) {
+ * (rs = 1), column ones have stride cs; nl grids (3D's layers, SUMMA only) run at once, each
+ * lstep ranks after the one before. Adds to the parts; returns seconds. */
+static double layer_mm(const hp_ctx *x, int M, int N, int cs, int nl, int lstep, int64_t mloc,
+                       int64_t nloc, int64_t k, int b, int64_t Mo, int gi, int gj, int kba, int kbb,
+                       int alg, double *compute, double *comm) {
   if (k <= 0 || b <= 0) return 0.0;
   double S = ceil((double)k / b), w = (double)k / S; /* average panel width */
   double gemm = hp_gemm(x, (double)mloc, (double)nloc, w);
@@ -738,8 +739,8 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int64_t mloc, int6
   int nenv;
   int hier = (gi > 1 || gj > 1) && !(gi == M && gj == N);
   if (!hier) {
-    hp_env row = hp_env_family(hp_env_of(x, 0, 1, N), cs, M, 0, 1),
-           col = hp_env_family(hp_env_of(x, 0, cs, M), 1, N, 0, 1);
+    hp_env row = hp_env_family(hp_env_of(x, 0, 1, N), cs, M, lstep, nl),
+           col = hp_env_family(hp_env_of(x, 0, cs, M), 1, N, lstep, nl);
     cstep = pa * mm_bcast_t(x, row, alg, 8.0 * mloc * w / pa) +
             pb * mm_bcast_t(x, col, alg, 8.0 * nloc * w / pb);
     envs[0] = row, envs[1] = col, nenv = 2;
@@ -824,9 +825,10 @@ double hp_mm_time(const hp_ctx *x, const hp_mm *c, double *compute, double *comm
     double rm = remap_t(x, ha) + remap_t(x, hb);
     cm += rm;
     t += rm;
-    /* layer 0's broadcasts alone on the network: with all c layers' at once every simulated 3D
-     * run came out further off (stream_depth_2026-11-27.txt) */
-    t += layer_mm(x, ML, NL, N, mL, nL, kl, c->b, c->b, 1, 1, c->b, c->b, c->bcast_alg, &cp, &cm);
+    /* the c layers broadcast at once: where their rows or columns share links (layers cut across
+     * the grid's rows on a torus whose rings hold more than a layer's row) they slow each other */
+    t += layer_mm(x, ML, NL, N, c->c, split ? ML * N : NL, mL, nL, kl, c->b, c->b, 1, 1, c->b, c->b,
+                  c->bcast_alg, &cp, &cm);
     /* pack C_l, reduce over the fibre, add into C */
     hp_env fib = hp_env_of(x, 0, split ? ML * N : NL, c->c);
     double words = (double)mL * nL, gamma = 1.0 / x->copy;
@@ -849,7 +851,7 @@ double hp_mm_time(const hp_ctx *x, const hp_mm *c, double *compute, double *comm
     }
     int kba = c->a_here ? c->kba : c->b, kbb = c->b_here ? c->kbb : c->b;
     int gi = c->alg == HLA_MM_HSUMMA ? c->gi : 1, gj = c->alg == HLA_MM_HSUMMA ? c->gj : 1;
-    t += layer_mm(x, M, N, N, mloc, nloc, k, c->b, c->Mo > 0 ? c->Mo : c->b, gi, gj, kba, kbb,
+    t += layer_mm(x, M, N, N, 1, 0, mloc, nloc, k, c->b, c->Mo > 0 ? c->Mo : c->b, gi, gj, kba, kbb,
                   c->bcast_alg, &cp, &cm);
     double sc = pack_t(x, 8.0 * mloc * nloc); /* C := beta C */
     t += sc, cp += sc;
