@@ -45,8 +45,25 @@ sim_run() {
   # getrusage's peak RSS counts once per mapping; MemAvailable's lowest point during the run does
   # not.
   avail() { awk '/MemAvailable/{print $2}' /proc/meminfo; }
+  # A simulation that would take the machine's last memory (the 3D multiply's remap and reduction
+  # buffers are real memory even in the model mode) is stopped before the kernel's OOM killer picks
+  # a process: below SIM_MEM_FLOOR_MIB (default 1024) MiB available, the simulator is killed.
+  local floor=$((${SIM_MEM_FLOOR_MIB:-1024} * 1024))
   before=$(avail) start=$(date +%s)
-  (while :; do avail; sleep 1; done > "$dir/mem") &
+  rm -f "$dir/pid" "$dir/stopped"
+  (while :; do
+    a=$(avail)
+    echo "$a"
+    if ((a < floor)) && [ -s "$dir/pid" ]; then
+      echo "# stopped by bench/sim/common.sh: available memory under ${SIM_MEM_FLOOR_MIB:-1024} MiB" > "$dir/stopped"
+      run=$(cat "$dir/pid") kids=$(pgrep -P "$(cat "$dir/pid")")
+      kill -TERM "$run" # smpirun removes its temporary files and stops the simulator
+      sleep 3
+      kill -KILL $kids 2> /dev/null
+      break
+    fi
+    sleep 1
+  done > "$dir/mem") &
   sampler=$!
   echo "# platform: $plat_gen ($plat_what)"
   # SMPI maps each rank's stack and its views of the folded shared blocks one by one: about 9
@@ -76,14 +93,16 @@ sim_run() {
   # real MPI_Test takes); the multiplies, which test a few times a step, move by 0.6-3.7 % on the
   # torus and by up to a fifth on the fat tree (bench/results/sim/test_cost_2026-11-27.txt).
   # smpi_colls at warning: SimGrid's default allreduce logs a line per call on small communicators.
-  HLA_SIM=model HLA_PLAN=off smpirun -np "$P" -platform "$dir/plat.xml" -hostfile "$dir/plat.hosts" \
+  (echo $BASHPID > "$dir/pid"
+  HLA_SIM=model HLA_PLAN=off exec smpirun -np "$P" -platform "$dir/plat.xml" -hostfile "$dir/plat.hosts" \
     --cfg=smpi/host-speed:${plat_speed}Gf --cfg=smpi/simulate-computation:no \
     --cfg=smpi/shared-malloc:global --cfg=smpi/shared-malloc-blocksize:67108864 \
     --cfg=smpi/allgather:mpich --cfg=smpi/allreduce:redbcast --cfg=smpi/reduce:binomial \
     --cfg=smpi/gather:ompi_binomial --cfg=smpi/barrier:ompi_tree --cfg=smpi/privatization:no \
     --cfg=smpi/test:1e-6 --cfg=smpi/grow-injected-times:no \
-    --log=smpi_colls.thres:warning ${SIM_CFG:-} "$@" 2>&1 |
+    --log=smpi_colls.thres:warning ${SIM_CFG:-} "$@") 2>&1 |
     grep --line-buffered -vE '^\[|^$' || true # a run stopped early keeps the points it finished
-  kill $sampler
+  kill $sampler 2> /dev/null
+  cat "$dir/stopped" 2> /dev/null
   echo "{\"bench\":\"$(basename "$1")_simulator\",\"P\":$P,\"wall_seconds\":$(($(date +%s) - start)),\"memory_used_mib\":$(((before - $(sort -n "$dir/mem" | head -1)) / 1024))}"
 }
