@@ -181,10 +181,10 @@ static void test_layers_share(void) {
   col = hp_env_family(col, 1, 4, 4, 2);
   CU_ASSERT_EQUAL(hp_torus_step(&net, 16, col, HP_STEP_FLAT_ALL, 0, work, &two), HLA_OK);
   CU_ASSERT(one.load == 24 && two.load == 48); /* 4 (8) roots on node 0, 6 messages out each */
-  hp_env rows = {4, 0, 0, 0, 8, 1, 8, 0, 1, 0};
-  CU_ASSERT_EQUAL(hp_torus_step(&net, 16, rows, HP_STEP_FLAT_ALL, 0, work, &one), HLA_OK);
-  rows = hp_env_family(rows, 1, 8, 32, 2);
-  CU_ASSERT_EQUAL(hp_torus_step(&net, 16, rows, HP_STEP_FLAT_ALL, 0, work, &two), HLA_OK);
+  hp_env col4 = {4, 0, 0, 0, 8, 1, 8, 0, 1, 0}; /* a column of a layer of rows */
+  CU_ASSERT_EQUAL(hp_torus_step(&net, 16, col4, HP_STEP_FLAT_ALL, 0, work, &one), HLA_OK);
+  col4 = hp_env_family(col4, 1, 8, 32, 2);
+  CU_ASSERT_EQUAL(hp_torus_step(&net, 16, col4, HP_STEP_FLAT_ALL, 0, work, &two), HLA_OK);
   CU_ASSERT(one.load == 16 && two.load == 16); /* 8 roots on node 0, 2 messages to node 1 each */
   CU_ASSERT(zeros(work, 8));
 }
