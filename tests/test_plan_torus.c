@@ -180,7 +180,7 @@ static void test_layers_share(void) {
   CU_ASSERT_EQUAL(hp_torus_step(&net, 16, col, HP_STEP_FLAT_ALL, 0, work, &one), HLA_OK);
   col = hp_env_family(col, 1, 4, 4, 2);
   CU_ASSERT_EQUAL(hp_torus_step(&net, 16, col, HP_STEP_FLAT_ALL, 0, work, &two), HLA_OK);
-  CU_ASSERT(one.load == 24 && two.load == 48); /* 4 (8) roots on node 0, 6 messages out each */
+  CU_ASSERT(one.load == 24 && two.load == 48);  /* 4 (8) roots on node 0, 6 messages out each */
   hp_env col4 = {4, 0, 0, 0, 8, 1, 8, 0, 1, 0}; /* a column of a layer of rows */
   CU_ASSERT_EQUAL(hp_torus_step(&net, 16, col4, HP_STEP_FLAT_ALL, 0, work, &one), HLA_OK);
   col4 = hp_env_family(col4, 1, 8, 32, 2);
