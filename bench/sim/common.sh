@@ -102,7 +102,7 @@ sim_run() {
     --cfg=smpi/test:1e-6 --cfg=smpi/grow-injected-times:no \
     --log=smpi_colls.thres:warning ${SIM_CFG:-} "$@") 2>&1 |
     grep --line-buffered -vE '^\[|^$' || true # a run stopped early keeps the points it finished
-  kill $sampler 2> /dev/null
-  cat "$dir/stopped" 2> /dev/null
+  kill $sampler 2> /dev/null || true # gone already if it stopped the run
+  if [ -f "$dir/stopped" ]; then cat "$dir/stopped"; fi
   echo "{\"bench\":\"$(basename "$1")_simulator\",\"P\":$P,\"wall_seconds\":$(($(date +%s) - start)),\"memory_used_mib\":$(((before - $(sort -n "$dir/mem" | head -1)) / 1024))}"
 }
