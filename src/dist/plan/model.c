@@ -840,7 +840,7 @@ double hp_mm_time(const hp_ctx *x, const hp_mm *c, double *compute, double *comm
      * broadcast's steps reversed), the adds beside (the probe's links alone put the 4,096-rank
      * runs with 8 and 16 layers at 0.75 and 0.69 x: a fibre runs down one ring of the torus) */
     hp_env fibs = split ? hp_env_family(fib, 1, ML * N, 0, 1) : hp_env_family(fib, 1, NL, N, M);
-    double routed = torus_bcast(x, fibs, HBSP_BINOMIAL, 8.0 * words / c->c, 0);
+    double routed = x->net.nd > 0 ? torus_bcast(x, fibs, HBSP_BINOMIAL, 8.0 * words / c->c, 0) : -1;
     if (routed >= 0) red = c->c * (routed + lg2c(c->c) * 8.0 * words / c->c * gamma);
     double loc = ws_t(x, 2 * words) + pack_t(x, 8.0 * words) + pack_t(x, 16.0 * words / c->c);
     t += red + loc;
