@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "harness.h"
+#include "bsp/bsp_impl.h" /* the message buffers, to see what a superstep keeps */
 
 /* The seed's inner product: sum of 1/i^2 for i = 1..n, cyclic, partial sums exchanged by puts. */
 static void test_inprod_put(void) {
@@ -247,6 +248,62 @@ static void test_growth(void) {
   hbsp_free(&e);
 }
 
+/* A large superstep gives its message buffers back (the send streams at the sync, the receive
+ * buffer once every message is copied out, or at the next sync when hbsp_hpmove lent pointers into
+ * it that must stay valid until then); small supersteps keep theirs. */
+static void test_release(void) {
+  hbsp_env e = ht_world();
+  int P = hbsp_size(e), s = hbsp_rank(e), to = (s + 1) % P, from = (s + P - 1) % P;
+  size_t n = HBSP_BUF_KEEP / sizeof(int64_t) + 4096; /* past what a buffer keeps */
+  int64_t *v = malloc(n * sizeof *v), *w = malloc(n * sizeof *w);
+  for (size_t i = 0; v && i < n; i++) v[i] = (int64_t)s * 1000003 + (int64_t)i;
+  int64_t small = 7 + s, got = -1;
+  for (int pass = 0; pass < 2; pass++) { /* 0: hbsp_move, 1: hbsp_hpmove */
+    CU_ASSERT_EQUAL(hbsp_send(e, to, NULL, v, n * sizeof *v), HLA_OK);
+    CU_ASSERT_EQUAL(hbsp_send(e, to, NULL, &small, sizeof small), HLA_OK);
+    CU_ASSERT(e->peer[to].stream.cap >= n * sizeof *v);
+    CU_ASSERT_EQUAL(hbsp_sync(e), HLA_OK);
+    CU_ASSERT_EQUAL(e->peer[to].stream.cap, 0); /* given back at the sync */
+    CU_ASSERT(e->rbuf.cap >= n * sizeof *v);
+    size_t bad = 0, big = 0, b = 0;
+    const int64_t *lent = NULL; /* the large message's payload in the queue (pass 1) */
+    for (int k = 0; k < 2; k++) {
+      if (pass == 0) {
+        CU_ASSERT_EQUAL(hbsp_peek(e, &b, NULL), HLA_OK);
+        CU_ASSERT_EQUAL(hbsp_move(e, NULL, b > sizeof got ? (void *)w : &got, b, &b), HLA_OK);
+        if (k == 0) CU_ASSERT(e->rbuf.cap > 0); /* one message still to come */
+      } else {
+        const void *pl = NULL;
+        CU_ASSERT_EQUAL(hbsp_hpmove(e, NULL, &pl, &b), HLA_OK);
+        if (b > sizeof got) lent = pl;
+        memcpy(b > sizeof got ? (void *)w : &got, pl, b > sizeof got ? b : sizeof got);
+      }
+      big += b > sizeof got;
+    }
+    CU_ASSERT_EQUAL(big, 1);
+    CU_ASSERT_EQUAL(got, 7 + from);
+    for (size_t i = 0; i < n; i += 4097) bad += w[i] != (int64_t)from * 1000003 + (int64_t)i;
+    CU_ASSERT_EQUAL(bad, 0);
+    if (pass == 0) {
+      CU_ASSERT_EQUAL(e->rbuf.cap, 0); /* every message copied out: given back */
+    } else {                           /* the lent pointers stay valid until the next sync */
+      CU_ASSERT(e->rbuf.cap >= n * sizeof *v);
+      CU_ASSERT(lent != NULL && lent[n - 1] == (int64_t)from * 1000003 + (int64_t)(n - 1));
+    }
+  }
+  CU_ASSERT_EQUAL(hbsp_sync(e), HLA_OK);
+  CU_ASSERT_EQUAL(e->rbuf.cap, 0); /* the next sync ended the lent pointers */
+  /* The steady state of small supersteps allocates nothing: their buffers stay. */
+  CU_ASSERT_EQUAL(hbsp_send(e, to, NULL, &small, sizeof small), HLA_OK);
+  CU_ASSERT_EQUAL(hbsp_sync(e), HLA_OK);
+  CU_ASSERT(e->peer[to].stream.cap > 0);
+  CU_ASSERT_EQUAL(hbsp_move(e, NULL, &got, sizeof got, NULL), HLA_OK);
+  CU_ASSERT(e->rbuf.cap > 0);
+  CU_ASSERT_EQUAL(got, 7 + from);
+  free(v), free(w);
+  hbsp_free(&e);
+}
+
 /* T10: messages arrive as a multiset; unread ones are dropped at the next sync; tag size changes
  * apply from the next superstep. */
 static void test_bsmp(void) {
@@ -427,6 +484,6 @@ static void test_remote_bounds(void) {
 
 void hla_test_register(void) {
   HT_SUITE("bsp_drma", test_inprod_put, test_inprod_send, test_put_buffered, test_put_swap,
-           test_get_semantics, test_registration, test_hpput, test_growth, test_bsmp, test_bad_args,
-           test_remote_bounds);
+           test_get_semantics, test_registration, test_hpput, test_growth, test_release, test_bsmp,
+           test_bad_args, test_remote_bounds);
 }

@@ -59,8 +59,8 @@ int hbsp_peek(hbsp_env env, size_t *bytes, void *tag) {
   return HLA_OK;
 }
 
-int hbsp_hpmove(hbsp_env env, const void **tag, const void **payload, size_t *bytes) {
-  if (!env) return HLA_ERR_ARG;
+/* The next message of the inbox, taken off it. */
+static int take(hbsp_env env, const void **tag, const void **payload, size_t *bytes) {
   size_t n = env->inbox.n / sizeof(hbsp_msg);
   if (env->inbox_next >= n)
     return HBSP_FAIL(env, HLA_ERR_STATE, "hbsp_move: the message queue is empty");
@@ -73,6 +73,12 @@ int hbsp_hpmove(hbsp_env env, const void **tag, const void **payload, size_t *by
   return HLA_OK;
 }
 
+int hbsp_hpmove(hbsp_env env, const void **tag, const void **payload, size_t *bytes) {
+  if (!env) return HLA_ERR_ARG;
+  env->inbox_lent = 1; /* its pointers stay valid until the next sync */
+  return take(env, tag, payload, bytes);
+}
+
 int hbsp_move(hbsp_env env, void *tag, void *payload, size_t maxbytes, size_t *bytes) {
   if (!env) return HLA_ERR_ARG;
   const hbsp_msg *m = env->inbox_next < env->inbox.n / sizeof(hbsp_msg)
@@ -80,11 +86,15 @@ int hbsp_move(hbsp_env env, void *tag, void *payload, size_t maxbytes, size_t *b
                           : NULL;
   if (m && m->bytes > 0 && maxbytes > 0 && !payload)
     return HBSP_FAIL(env, HLA_ERR_ARG, "hbsp_move: payload is NULL");
-  const void *t, *p;
-  size_t b;
-  HLA_CALL(hbsp_hpmove(env, &t, &p, &b)); /* HLA_ERR_STATE when m is NULL */
+  const void *t = NULL, *p = NULL;
+  size_t b = 0;
+  HLA_CALL(take(env, &t, &p, &b)); /* HLA_ERR_STATE when m is NULL */
   if (tag && m->tagbytes) memcpy(tag, t, m->tagbytes);
   if (payload && maxbytes) memcpy(payload, p, b < maxbytes ? b : maxbytes);
   if (bytes) *bytes = b;
+  /* Every message copied out and no pointer into the receive buffer handed out: a large one
+   * need not wait for the next sync to go. */
+  if (!env->inbox_lent && env->inbox_next == env->inbox.n / sizeof(hbsp_msg))
+    hbsp_buf_trim(env, &env->rbuf);
   return HLA_OK;
 }

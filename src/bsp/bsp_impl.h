@@ -93,6 +93,7 @@ struct hbsp_env_s {
   size_t tagsize, tagsize_next;
   hla_buf inbox; /* hbsp_msg[] */
   size_t inbox_next, inbox_bytes;
+  int inbox_lent; /* hbsp_hpmove handed out a pointer into rbuf in this superstep */
 
   /* sync machinery, all kept between supersteps */
   hbsp_peer *peer;    /* P entries, or NULL until this rank first queues or receives (hbsp_peers) */
@@ -191,6 +192,16 @@ int hbsp_once(hbsp_env env, uint64_t key);
  * Local. */
 static inline const hla_settings *hbsp_settings(hbsp_env env) {
   return &env->settings;
+}
+
+/* The most bytes a message buffer of env keeps between supersteps (its capacity beyond is given
+ * back): the steady state of small supersteps allocates nothing, and one large superstep (a
+ * remap of a whole matrix) does not pin its memory for the life of env. In the simulation's model
+ * mode nothing is kept: thousands of simulated ranks share one machine's memory, and a page fault
+ * costs no simulated time. Local. */
+#define HBSP_BUF_KEEP ((size_t)16 << 20)
+static inline void hbsp_buf_trim(hbsp_env env, hla_buf *b) {
+  if (b->cap > (env->settings.sim_model ? 0 : HBSP_BUF_KEEP)) hla_buf_free(b);
 }
 
 #endif

@@ -37,6 +37,8 @@ static void clear_requests(hbsp_env env) {
     hbsp_peer *q = &env->peer[p];
     q->stream.n = q->hp.n = q->gets.n = q->large.n = 0;
     q->hp_bytes = q->get_bytes = 0;
+    hbsp_buf_trim(env, &q->stream);
+    hbsp_buf_trim(env, &q->large);
   }
   env->queued = 0;
   env->regops.n = 0;
@@ -433,7 +435,9 @@ static int do_sync(hbsp_env env) {
   }
   env->inbox.n = 0;
   env->inbox_next = env->inbox_bytes = 0;
-  if (xin == NULL) { /* nobody queued anything */
+  env->inbox_lent = 0;
+  hbsp_buf_trim(env, &env->rbuf); /* the last superstep's messages end here */
+  if (xin == NULL) {              /* nobody queued anything */
     hbsp_reg_apply(env);
     env->tagsize = env->tagsize_next;
     clear_requests(env);
