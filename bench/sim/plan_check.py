@@ -5,17 +5,16 @@
 
 MACHINE.json is a machine model that hplan_probe measured under smpirun on the simulated platform
 (bench/sim/probe_roundtrip.sh); RESULTS.txt are outputs of bench/sim/summa_hsumma.sh on that
-platform. For every simulated multiply (P, n, b, G as I x J groups, and the panel broadcast:
-MPI's, or the library's algorithm that the results file names) it asks hla-plan for the
-prediction of that same configuration (the results' grid, else sqrt P x sqrt P; blocks and panels
-b, outer block b, 4 ranks a node as the BG/P-like platform places them) twice: with the model's
+platform. For every simulated multiply (P, n, b, G as I x J groups, and the panel broadcast: MPI's,
+or the library's algorithm that the results file names) it asks hla-plan for the prediction of that
+same configuration (the results' grid, else sqrt P x sqrt P; panels b, outer block b, blocks b or
+the results' nb, 4 ranks a node as the BG/P-like platform places them) twice: with the model's
 end-to-end calibration (mm_cal, measured by the probe at order 2048; not applied where the model
-routes on a network) and without it (mm_cal = 0), and prints
-predicted / simulated. Per result file it then compares the configuration the planner ranks first
-among the simulated ones with the best simulated one. Runs of k < n (sampled steps) are predicted
-for that k, 3D runs (experiment 3) on their grid with their c; a machine model with a torus
-(bench/sim/add_torus.py) is given the results' torus (their "# platform:" line). Prints a table
-and JSON lines."""
+routes on a network) and without it (mm_cal = 0), and prints predicted / simulated. Per result file
+it then compares the configuration the planner ranks first among the simulated ones with the best
+simulated one. Runs of k < n (sampled steps) are predicted for that k, 3D runs (experiment 3) on
+their grid with their c; a machine model with a torus (bench/sim/add_torus.py) is given the results'
+torus (their "# platform:" line). Prints a table and JSON lines."""
 import json, math, os, re, subprocess, tempfile
 from plan_args import command_line, torus_of
 
@@ -30,8 +29,9 @@ tmp.close()
 rpn = model["machines"][0]["ranks_per_node"]
 
 
-def predict(path, P, n, k, b, bcast, torus, groups, grid):
-    """hla-plan's predictions on the fixed grid ("MxN"; None: the square one) and blocks: SUMMA's,
+def predict(path, P, n, k, b, nb, bcast, torus, groups, grid):
+    """hla-plan's predictions on the fixed grid ("MxN"; None: the square one), panels of b and
+    blocks of nb: SUMMA's,
     and HSUMMA's with each of groups ((I, J) pairs, hplan_target.groups) as {(I, J): seconds},
     (1, 1) for SUMMA. torus: the platform's ("XxYxZ"), for a machine model that has torus links
     (else hla-plan ignores it)."""
@@ -41,7 +41,7 @@ def predict(path, P, n, k, b, bcast, torus, groups, grid):
     for alg, g in [("summa", None)] + [("hsumma", g) for g in groups if g != (1, 1)]:
         out += subprocess.run([tool, "--machine", path, "--op", "mm", "--n", str(n), "--k", str(k),
                                "--P", str(P), "--nodes", str(P // rpn), "--grid", grid,
-                               "--nb", str(b), "--algs", alg, "--top", "100000"] +
+                               "--nb", str(nb), "--algs", alg, "--top", "100000"] +
                               (["--groups", f"{g[0]}x{g[1]}"] if g else []) +
                               (["--bcast", bcast] if bcast != "native" else []) +
                               (["--torus", torus] if torus else []),
@@ -52,11 +52,11 @@ def predict(path, P, n, k, b, bcast, torus, groups, grid):
         if len(f) < 9 or not f[0].isdigit():
             continue
         if f[7] == "SUMMA":
-            if not line.rstrip().endswith(f"blocks {b} b={b}"):
+            if not line.rstrip().endswith(f"blocks {nb} b={b}"):
                 continue
             key = (1, 1)
         else:
-            if not line.rstrip().endswith(f"blocks {b}"):
+            if not line.rstrip().endswith(f"blocks {nb}"):
                 continue
             m = re.search(r"groups (\d+)x(\d+) Mo=(\d+) b=(\d+)", line)
             if not m or int(m.group(3)) != b or int(m.group(4)) != b:
@@ -70,12 +70,12 @@ def predict3d(path, r, torus):
     """hla-plan's prediction of the simulated 3D multiply r (its grid, c layers, panels b)."""
     out = subprocess.run([tool, "--machine", path, "--op", "mm", "--n", str(r["n"]), "--P",
                           str(r["P"]), "--nodes", str(r["P"] // rpn), "--grid", r["grid"], "--nb",
-                          str(r["b"]), "--algs", "3d", "--top", "100000"] +
+                          str(r.get("nb", r["b"])), "--algs", "3d", "--top", "100000"] +
                          (["--torus", torus] if torus else []),
                          capture_output=True, text=True, check=True).stdout
     want = f"3D {r['grid']} c={r['c']} "
     for line in out.splitlines():
-        if want in line and line.rstrip().endswith(f"b={r['b']} blocks {r['b']}"):
+        if want in line and line.rstrip().endswith(f"b={r['b']} blocks {r.get('nb', r['b'])}"):
             return float(line.split()[1])
     return None
 
@@ -96,11 +96,12 @@ for res in results:
     if not sims:
         continue
     P, n, b, bc = sims[0]["P"], sims[0]["n"], sims[0]["b"], sims[0].get("bcast", "native")
+    nb = sims[0].get("nb", b)  # the matrices' blocks (sim_matmul --nb), else the panels' b
     k = sims[0].get("k", n)
     groups = [tuple(int(v) for v in r["groups"].split("x")) for r in sims]
     grid = sims[0].get("grid")
-    cal = predict(machine, P, n, k, b, bc, torus, groups, grid)
-    nocal = predict(tmp.name, P, n, k, b, bc, torus, groups, grid)
+    cal = predict(machine, P, n, k, b, nb, bc, torus, groups, grid)
+    nocal = predict(tmp.name, P, n, k, b, nb, bc, torus, groups, grid)
     rows = []
     for r in sims:
         I, J = (int(x) for x in r["groups"].split("x"))

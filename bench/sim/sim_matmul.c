@@ -4,7 +4,7 @@
  *
  *   HLA_SIM=model smpirun -np P -platform bench/platforms/bgp_like.xml \
  *     -hostfile bench/platforms/bgp_like.hosts build-smpi/sim_matmul --n 65536 --b 256 \
- *     --groups 1,4,16,64,8x16,c4 [--grid MxN] [--speed 3.4e9] [--k k]
+ *     --groups 1,4,16,64,8x16,c4 [--grid MxN] [--speed 3.4e9] [--k k] [--nb nb]
  *     [--bcast native|binomial|scatter_allgather|pipeline]
  *
  * on a sqrt P x sqrt P grid (P a square) unless --grid, C := A B with n x n matrices in b x b
@@ -12,7 +12,9 @@
  * HSUMMA with G groups (I x J as square as the grid allows; a token IxJ: exactly I x J groups) and
  * cK the 3D / 2.5D multiply with K layers (HLA_MM_3D; K divides M or N). --k k: A is n x k and B
  * k x n, so the multiply runs k / b of the n / b steps with the same panels (a long multiply's
- * steps, sampled: the simulator's cost grows with the steps). Per case one line and one JSON line
+ * steps, sampled: the simulator's cost grows with the steps). --nb nb: the matrices in nb x nb
+ * blocks, the panels still of b (a grid with more process columns than n / b has idle columns
+ * with nb = b; the planner may choose a smaller nb). Per case one line and one JSON line
  * on rank 0: the simulated time of the multiply (the slowest rank's), its compute part 2 n^2 k /
  * (P speed) (speed: the platform's flop/s per core, which the kernels are charged at) and the
  * rest, the communication that the computation did not hide. (The simulator's own wall time and
@@ -27,12 +29,13 @@
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int64_t n = 8192, k = 0;
-  int b = 256, grid[2] = {0, 0};
+  int b = 256, nb = 0, grid[2] = {0, 0};
   double speed = 3.4e9;
   char groups[256] = "1", bcast[32] = "native";
   const sim_arg args[] = {{"--n", SIM_I64, &n, 0},
                           {"--k", SIM_I64, &k, 0},
                           {"--b", SIM_INT, &b, 0},
+                          {"--nb", SIM_INT, &nb, 0},
                           {"--speed", SIM_DBL, &speed, 0},
                           {"--groups", SIM_STR, groups, sizeof groups},
                           {"--bcast", SIM_STR, bcast, sizeof bcast},
@@ -40,6 +43,7 @@ int main(int argc, char **argv) {
   sim_args(argc, argv, args, (int)(sizeof args / sizeof *args));
   int M = grid[0], N = grid[1];
   if (k <= 0) k = n;
+  if (nb <= 0) nb = b;
   int P, me;
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
@@ -49,8 +53,8 @@ int main(int argc, char **argv) {
   hgrid g;
   hmat A, B, C;
   if (M * N != P || hbsp_init(MPI_COMM_WORLD, &world) != HLA_OK ||
-      hgrid_create(world, M, N, &g) != HLA_OK || hmat_create(g, n, k, b, b, &A) != HLA_OK ||
-      hmat_create(g, k, n, b, b, &B) != HLA_OK || hmat_create(g, n, n, b, b, &C) != HLA_OK) {
+      hgrid_create(world, M, N, &g) != HLA_OK || hmat_create(g, n, k, nb, nb, &A) != HLA_OK ||
+      hmat_create(g, k, n, nb, nb, &B) != HLA_OK || hmat_create(g, n, n, nb, nb, &C) != HLA_OK) {
     if (me == 0)
       fprintf(stderr,
               "sim_matmul: P = %d is not %d x %d (a square by default); or the setup failed\n", P,
@@ -88,16 +92,17 @@ int main(int argc, char **argv) {
         continue;
       }
       const char *alg = c ? "3d" : G > 1 ? "hsumma" : "summa";
-      char kk[32] = ""; /* k only where it is not n, so that full runs print as before */
+      char kk[32] = "", bb[32] = ""; /* k and nb only where not n and b: as printed before */
       if (k != n) snprintf(kk, sizeof kk, " k=%lld", (long long)k);
-      printf("P=%d n=%lld%s b=%d bcast=%s grid=%dx%d G=%d groups=%dx%d c=%d seconds=%.4f "
+      if (nb != b) snprintf(bb, sizeof bb, " nb=%d", nb);
+      printf("P=%d n=%lld%s b=%d%s bcast=%s grid=%dx%d G=%d groups=%dx%d c=%d seconds=%.4f "
              "compute=%.4f comm=%.4f\n",
-             P, (long long)n, kk, b, bcast, M, N, G, rep.groups_row, rep.groups_col,
+             P, (long long)n, kk, b, bb, bcast, M, N, G, rep.groups_row, rep.groups_col,
              rep.replication, tmax, compute, tmax - compute);
-      printf("{\"bench\":\"sim_matmul\",\"P\":%d,\"n\":%lld,\"k\":%lld,\"b\":%d,\"bcast\":\"%s\","
-             "\"grid\":\"%dx%d\",\"G\":%d,\"groups\":\"%dx%d\",\"c\":%d,\"alg\":\"%s\","
-             "\"seconds\":%.6g,\"compute\":%.6g,\"comm\":%.6g}\n",
-             P, (long long)n, (long long)k, b, bcast, M, N, G, rep.groups_row, rep.groups_col,
+      printf("{\"bench\":\"sim_matmul\",\"P\":%d,\"n\":%lld,\"k\":%lld,\"b\":%d,\"nb\":%d,"
+             "\"bcast\":\"%s\",\"grid\":\"%dx%d\",\"G\":%d,\"groups\":\"%dx%d\",\"c\":%d,"
+             "\"alg\":\"%s\",\"seconds\":%.6g,\"compute\":%.6g,\"comm\":%.6g}\n",
+             P, (long long)n, (long long)k, b, nb, bcast, M, N, G, rep.groups_row, rep.groups_col,
              rep.replication, alg, tmax, compute, tmax - compute);
       fflush(stdout);
     }
