@@ -189,6 +189,38 @@ static void test_layers_share(void) {
   CU_ASSERT(zeros(work, 8));
 }
 
+/* A panel in blocks narrower than itself comes in pieces from as many owners at once (model.c:
+ * next_panel): on a ports network they leave through as many nodes. 4 nodes of 16 ranks, a 4 x 16
+ * grid (a process row a node), so only B's column broadcasts cross ports: with the panel's rows in
+ * one block, two panels' 16 roots send 3 messages each out of two ports (48 a port); in 4 blocks
+ * every node's port sends 24 pieces of a quarter and takes 24 in. The streamed step halves. */
+static void test_pieces_spread(void) {
+  hplan_machine m;
+  hplan_machine_synthetic(&m, 64, 4, 16, 1e10, (hplan_link){1e-6, 2.5e-10},
+                          (hplan_link){5e-6, 1e-8});
+  m.port_beta = 4e-11;
+  hp_ctx x;
+  hp_ctx_make(&x, &m, 64, 4, 16, 1);
+  x.ib_alg = HP_FLAT_ALL, x.ib_kappa = 1, x.ovl = 0; /* MPI_Ibcast: flat, all at once */
+  double step[2];
+  for (int i = 0; i < 2; i++) {
+    hp_mm c;
+    memset(&c, 0, sizeof c);
+    c.m = c.n = 4096, c.M = 4, c.N = 16, c.mb = c.nb = c.kba = 256, c.b = 256;
+    c.kbb = i ? 64 : 256;
+    c.a_here = c.b_here = 1, c.alg = HLA_MM_SUMMA, c.bcast_alg = HBSP_AUTO;
+    double comm[2] = {0, 0}, compute = 0;
+    for (int s = 0; s < 2; s++) { /* 8 and 16 panels: the difference is 8 streamed steps */
+      c.k = 2048 * (s + 1);
+      hp_mm_time(&x, &c, &compute, &comm[s], NULL);
+    }
+    step[i] = (comm[1] - comm[0]) / 8;
+  }
+  const double volB = 8.0 * 256 * 256; /* B's panel of one rank: nloc x b */
+  CU_ASSERT_DOUBLE_EQUAL(step[0], 24 * volB * 4e-11, 1e-3 * step[0]);
+  CU_ASSERT_DOUBLE_EQUAL(step[1], 12 * volB * 4e-11, 1e-3 * step[1]);
+}
+
 /* The probe's end-to-end calibration was measured against the model without a network: it scales
  * the predictions in the probe's placement only while nothing is routed. */
 static void test_calibration_unrouted(void) {
@@ -232,5 +264,5 @@ static void test_calibration_unrouted(void) {
 
 void hla_test_register(void) {
   HT_SUITE("plan_torus", test_torus_steps, test_torus_bcast, test_torus_fields, test_ports,
-           test_layers_share, test_calibration_unrouted);
+           test_layers_share, test_pieces_spread, test_calibration_unrouted);
 }

@@ -273,10 +273,6 @@ static double share(int cores, int r, int t) {
 /* Model of the world broadcast at the probe's placement, without calibration. */
 static double bcast_raw(const hp_ctx *x, hp_env e, int alg, double bytes);
 
-/* A shape of MPI_Ibcast beside the hbsp_alg ones: the root sends to every rank at once (SimGrid's
- * MPI_Ibcast). Only a torus tells it from FLAT, one message after the other. */
-#define HP_FLAT_ALL 6
-
 /* The network of a placement on `nodes` nodes: the torus dims with m's links (the first nodes of
  * it) where it holds them and its link's rate is known; else the ports of m's non-blocking
  * network where their rate is known; else none. */
@@ -713,14 +709,18 @@ static double torus_stream_t(const hp_ctx *x, const hp_env *e, const double *byt
   return rc == HLA_OK ? x->ib_kappa * most * x->net.beta : -1.0;
 }
 
-/* e's broadcast one panel later, when the next process column (row: one step of 1, cs) owns the
- * panel: a run of consecutive ranks has its next member as the root, ranks strided across groups
- * (the outer level) are those of the next position in the groups. */
-static hp_env next_panel(hp_env e, int step) {
-  if (e.stride == step)
-    e.root = e.p > 1 ? 1 : 0;
-  else
-    e.start += step;
+/* e's broadcast j owners later, when the j-th next process column (row: steps of 1, cs) owns the
+ * panel or its piece: a run of consecutive ranks has its j-th member as the root, ranks strided
+ * across groups (the outer level) are those of the j-th next position in the groups, whose root
+ * moves on a group each time the positions wrap. */
+static hp_env next_panel(hp_env e, int step, int j) {
+  if (e.stride == step) {
+    e.root = j % e.p;
+  } else { /* past the last position of the groups: the first one, the next group's owner */
+    const int per = step > 0 && e.stride > step ? e.stride / step : 1;
+    e.start += (j % per) * step;
+    e.root = (e.root + j / per) % e.p;
+  }
   return e;
 }
 
@@ -771,12 +771,21 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int nl, int lstep,
    * (bench/results/sim/stream_depth_2026-11-27.txt). */
   double cnext = cstep;
   if (alg == HBSP_AUTO || alg == HBSP_NATIVE) {
-    const double vol[8] = {8.0 * mloc * w, 8.0 * nloc * w, 8.0 * mloc * w, 8.0 * nloc * w,
-                           8.0 * mloc * w, 8.0 * nloc * w, 8.0 * mloc * w, 8.0 * nloc * w};
-    hp_env two[8];
-    for (int i = 0; i < nenv; i++)
-      two[i] = envs[i], two[nenv + i] = next_panel(envs[i], i % 2 ? cs : 1);
-    double v = torus_stream_t(x, two, vol, 2 * nenv);
+    /* A panel in blocks narrower than itself comes in pieces, one from each of as many
+     * consecutive owners, posted together (summa.c): on a network with ports they leave through
+     * as many nodes. Up to PIECES of them are routed, each with its share. */
+    enum { PIECES = 8 };
+    hp_env two[2 * 4 * PIECES];
+    double vol[2 * 4 * PIECES];
+    int n = 0;
+    for (int i = 0; i < nenv; i++) {
+      const int np = (int)fmin(i % 2 ? pb : pa, PIECES);
+      for (int j = 0; j < 2 * np; j++) { /* this panel's pieces, then the next one's */
+        two[n] = next_panel(envs[i], i % 2 ? cs : 1, j);
+        vol[n++] = 8.0 * (i % 2 ? nloc : mloc) * w / np;
+      }
+    }
+    double v = torus_stream_t(x, two, vol, n);
     if (v >= 0) v /= 2;
     if (v >= 0 && v < cstep) cnext = v;
   }

@@ -31,6 +31,10 @@ typedef struct {
 } hp_torus;
 
 /* Where the ranks are and what each gets: the effective parameters of one placement. */
+/* A shape of MPI_Ibcast beside the hbsp_alg ones: the root sends to every rank at once (SimGrid's
+ * MPI_Ibcast). Only a network tells it from FLAT, one message after the other. */
+#define HP_FLAT_ALL 6
+
 typedef struct {
   const hplan_machine *m;
   int P, nodes, rpn, threads;
@@ -42,7 +46,7 @@ typedef struct {
   double alloc;                  /* bytes/s of fresh (page-faulting) memory per rank */
   hplan_link intra, inter;
   double kappa[6];       /* measured / modelled world broadcast per hbsp_alg (calibration) */
-  int ib_alg;            /* the shape (hbsp_alg) that fits MPI_Ibcast's measurements ... */
+  int ib_alg;            /* the shape (hbsp_alg, HP_FLAT_ALL) that fits MPI_Ibcast's ... */
   double ib_kappa;       /* ... and its level: hp_ibcast = ib_kappa x that algorithm's model */
   double ovl;            /* share of a non-blocking broadcast hidden by a dgemm */
   double sync_load;      /* extra seconds of a collective right after computing */
