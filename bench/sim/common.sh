@@ -45,9 +45,10 @@ sim_run() {
   # getrusage's peak RSS counts once per mapping; MemAvailable's lowest point during the run does
   # not.
   avail() { awk '/MemAvailable/{print $2}' /proc/meminfo; }
-  # A simulation that would take the machine's last memory (the 3D multiply's remap and reduction
-  # buffers are real memory even in the model mode) is stopped before the kernel's OOM killer picks
-  # a process: below SIM_MEM_FLOOR_MIB (default 1024) MiB available, the simulator is killed.
+  # A simulation that would take the machine's last memory (the buffers of SimGrid's MPI_Reduce,
+  # which the 3D multiply's reduction of C's layers goes through, are real memory even in the model
+  # mode) is stopped before the kernel's OOM killer picks a process: below SIM_MEM_FLOOR_MIB
+  # (default 1024) MiB available, the simulator is killed.
   local floor=$((${SIM_MEM_FLOOR_MIB:-1024} * 1024))
   before=$(avail) start=$(date +%s)
   rm -f "$dir/pid" "$dir/stopped"
