@@ -95,7 +95,7 @@ struct hbsp_env_s {
   size_t inbox_next, inbox_bytes;
   int inbox_lent; /* hbsp_hpmove handed out a pointer into rbuf in this superstep */
 
-  /* sync machinery, all kept between supersteps */
+  /* sync machinery, kept between supersteps (the large message buffers: hbsp_buf_trim) */
   hbsp_peer *peer;    /* P entries, or NULL until this rank first queues or receives (hbsp_peers) */
   int queued;         /* this rank queued a request in this superstep */
   int deferred_error; /* a remote put/get this rank served went outside a registration */
