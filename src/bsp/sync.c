@@ -436,8 +436,9 @@ static int do_sync(hbsp_env env) {
   env->inbox.n = 0;
   env->inbox_next = env->inbox_bytes = 0;
   env->inbox_lent = 0;
-  hbsp_buf_trim(env, &env->rbuf); /* the last superstep's messages end here */
-  if (xin == NULL) {              /* nobody queued anything */
+  /* the last superstep's messages end here */
+  hbsp_buf_trim(env, &env->rbuf);
+  if (xin == NULL) { /* nobody queued anything */
     hbsp_reg_apply(env);
     env->tagsize = env->tagsize_next;
     clear_requests(env);

@@ -30,11 +30,11 @@ typedef struct {
   int ports;        /* 1: the ports of a non-blocking network, not a torus */
 } hp_torus;
 
-/* Where the ranks are and what each gets: the effective parameters of one placement. */
 /* A shape of MPI_Ibcast beside the hbsp_alg ones: the root sends to every rank at once (SimGrid's
  * MPI_Ibcast). Only a network tells it from FLAT, one message after the other. */
 #define HP_FLAT_ALL 6
 
+/* Where the ranks are and what each gets: the effective parameters of one placement. */
 typedef struct {
   const hplan_machine *m;
   int P, nodes, rpn, threads;
