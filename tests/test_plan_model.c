@@ -283,6 +283,23 @@ static void test_relabel_climb(void) {
   free(D);
 }
 
+/* A superstep inside one node moves its words at the g of the probe's environments inside one node,
+ * not at the mean with those that spanned nodes (model.c: gw_node): 4 nodes of 16 ranks probed on
+ * an 8 x 8 grid, whose rows lie in a node and whose columns and world span nodes. */
+static void test_sync_node_g(void) {
+  hplan_machine m;
+  const hplan_link in = {1e-6, 1e-10}, out = {5e-6, 1e-9};
+  hplan_machine_synthetic(&m, 64, 4, 16, 1e10, in, out);
+  m.g[HPLAN_WORLD] = 1e-8, m.g[HPLAN_NODE] = 1e-10, m.g[HPLAN_ROW] = 2e-10, m.g[HPLAN_COL] = 3e-8;
+  hp_ctx x;
+  hp_ctx_make(&x, &m, 64, 4, 16, 1);
+  const double h = 1e6;
+  hp_env row = hp_env_of(&x, 0, 1, 8), col = hp_env_of(&x, 0, 8, 8);
+  CU_ASSERT(row.spans == 1 && col.spans == 4);
+  CU_ASSERT_DOUBLE_EQUAL(hp_sync(&x, row, h) - hp_sync(&x, row, 0), h * 1.5e-10, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(hp_sync(&x, col, h) - hp_sync(&x, col, 0), h * (4.03e-8 / 4), 1e-12);
+}
+
 /* ---------------------------------------------------------------- planner decisions */
 
 static void test_planner_hsumma_vs_summa(void) {
@@ -848,11 +865,11 @@ static void test_fuzz_corpus(void) {
 }
 
 void hla_test_register(void) {
-  HT_SUITE("plan_model", test_two_level_ends_are_base, test_optimum_sqrt_p, test_crossovers,
-           test_pipeline_segment, test_hsumma_ends_are_summa, test_hsumma_crossover,
-           test_exascale_table, test_partners, test_relabel_kl, test_relabel_climb,
-           test_planner_hsumma_vs_summa, test_ibcast_shape, test_planner_3d_memory, test_planner_lu,
-           test_planner_placements);
+  HT_SUITE("plan_model", test_sync_node_g, test_two_level_ends_are_base, test_optimum_sqrt_p,
+           test_crossovers, test_pipeline_segment, test_hsumma_ends_are_summa,
+           test_hsumma_crossover, test_exascale_table, test_partners, test_relabel_kl,
+           test_relabel_climb, test_planner_hsumma_vs_summa, test_ibcast_shape,
+           test_planner_3d_memory, test_planner_lu, test_planner_placements);
   HT_SUITE("machine_file", test_check_fields, test_check_before_ranking, test_save_load,
            test_file_values_rejected, test_foreign_file_kept, test_old_file_and_other_entries,
            test_fuzz_corpus);

@@ -3,8 +3,8 @@
  *   hla-plan [--op mm|lu|both] [--n N] [--m M] [--k K] [--nrhs R]
  *            [--P P] [--nodes K] [--rpn R] [--threads T] [--grid MxN] [--groups IxJ]
  *            [--nb B] [--top 10] [--machine FILE] [--probe] [--save] [--show]
- *            [--intra A,B] [--inter A,B] [--torus XxYxZ] [--torus-link H,B] [--pairwise]
- *            [--relabel G] [--algs summa,hsumma,3d,reduce]
+ *            [--intra A,B] [--inter A,B] [--torus XxYxZ] [--torus-link H,B] [--leaf L]
+ *            [--pairwise] [--relabel G] [--algs summa,hsumma,3d,reduce]
  *            [--bcast native|flat|binomial|pipeline|scatter_allgather]
  *
  * The machine model comes from FILE (default: HLA_MACHINE_FILE, else ~/.cache/hla/machine.json;
@@ -15,7 +15,9 @@
  * dimensions (1 to 4, the first varying fastest; hplan_target.torus; default: the machine file's
  * torus where it holds them) whose links take H seconds a hop and B seconds a byte in each
  * direction (--torus-link; default: the machine file's torus_link): the model then routes the
- * broadcasts on it. The target: P ranks (default: the model's) on
+ * broadcasts on it. --leaf puts the target's nodes in leaves of L nodes on the machine file's
+ * non-blocking network (hplan_target.leaf_nodes; its port_beta and spine_alpha; default: the
+ * machine file's leaf_nodes). The target: P ranks (default: the model's) on
  * --nodes nodes (default: the model's when P is its P, else one rank per core); with --nodes
  * and no --P, every ranks-per-node / threads-per-rank split of the cores is tried. --grid and --nb
  * fix the grid and block size, --groups the multiply's HSUMMA groups; --algs limits the multiply to
@@ -40,7 +42,7 @@ typedef struct {
   const char *file;
   int have_intra, have_inter;
   hplan_link intra, inter;
-  int torus[HPLAN_TORUS_DIMS], have_torus_link;
+  int torus[HPLAN_TORUS_DIMS], have_torus_link, leaf;
   double torus_link[2];
 } topts;
 
@@ -50,8 +52,8 @@ static void usage(void) {
           "                [--nodes K] [--rpn R] [--threads T] [--grid MxN] [--groups IxJ]\n"
           "                [--nb B] [--top 10]\n"
           "                [--machine FILE] [--probe] [--save] [--show] [--intra A,B]\n"
-          "                [--inter A,B] [--torus XxYxZ] [--torus-link H,B] [--pairwise]\n"
-          "                [--relabel G] [--algs summa,hsumma,3d,reduce]\n"
+          "                [--inter A,B] [--torus XxYxZ] [--torus-link H,B] [--leaf L]\n"
+          "                [--pairwise] [--relabel G] [--algs summa,hsumma,3d,reduce]\n"
           "                [--bcast native|flat|binomial|pipeline|scatter_allgather]\n");
 }
 
@@ -130,6 +132,10 @@ static int parse(int argc, char **argv, topts *o) {
       NEXT();
       if (sscanf(v, "%lf,%lf", &o->torus_link[0], &o->torus_link[1]) != 2) return -1;
       o->have_torus_link = 1;
+    } else if (!strcmp(a, "--leaf")) {
+      NEXT();
+      o->leaf = atoi(v);
+      if (o->leaf < 1) return -1;
     } else if (!strcmp(a, "--relabel")) {
       NEXT();
       o->relabel = atoi(v), o->pairwise = 1;
@@ -205,6 +211,9 @@ static void show_machine(const hplan_machine *m) {
   if (m->port_beta > 0)
     printf("  a node's port into a non-blocking network: %.3g s/B (%.2f GB/s) each way\n",
            m->port_beta, 1e-9 / m->port_beta);
+  if (m->leaf_nodes > 0)
+    printf("  its leaves: %d nodes each; between leaves +%.3g s a message\n", m->leaf_nodes,
+           m->spine_alpha);
 }
 
 int main(int argc, char **argv) {
@@ -310,6 +319,7 @@ int main(int argc, char **argv) {
     if (o.op == 1) t.algs = o.algs;
     t.bcast = o.bcast;
     memcpy(t.torus, o.torus, sizeof t.torus);
+    t.leaf_nodes = o.leaf;
     hplan_ranking *r = malloc(sizeof *r);
     if (r && (o.op & 1)) {
       int e = hplan_matmul_rank(&m, o.m, o.n, o.k, &t, r);

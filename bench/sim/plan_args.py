@@ -1,4 +1,4 @@
-"""What plan_check.py and plan_check_lu.py share: their command line and a results file's torus."""
+"""What plan_check.py and plan_check_lu.py share: their command line and a results file's network."""
 import sys
 
 
@@ -14,9 +14,18 @@ def command_line():
     return tool, args[0], args[1:]
 
 
-def torus_of(results):
-    """The torus ("XxYxZ") of the BG/P-like platform a results file names on its "# platform:"
-    line; None for the other platforms."""
-    plat = [l.split() for l in open(results)
-            if l.startswith("# platform: bench/platforms/bgp_like.sh")]
-    return "x".join(plat[0][3:6]) if plat else None
+def network_of(results):
+    """hla-plan's arguments for the network a results file names on its "# platform:" line: the
+    torus ("--torus XxYxZ") of the BG/P-like platform, the leaves ("--leaf L") of the fat trees
+    (bench/platforms/fat_tree.sh NODES OVERSUB: leaves of 16 nodes, halved until there are two);
+    [] for the others."""
+    for l in open(results):
+        w = l.split()
+        if l.startswith("# platform: bench/platforms/bgp_like.sh"):
+            return ["--torus", "x".join(w[3:6])]
+        if l.startswith("# platform: bench/platforms/fat_tree.sh"):
+            nodes, down = int(w[3]), 16
+            while down > 1 and nodes // down < 2:
+                down //= 2
+            return ["--leaf", str(down)]
+    return []

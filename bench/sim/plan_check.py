@@ -13,10 +13,10 @@ end-to-end calibration (mm_cal, measured by the probe at order 2048; not applied
 routes on a network) and without it (mm_cal = 0), and prints predicted / simulated. Per result file
 it then compares the configuration the planner ranks first among the simulated ones with the best
 simulated one. Runs of k < n (sampled steps) are predicted for that k, 3D runs (experiment 3) on
-their grid with their c; a machine model with a torus (bench/sim/add_torus.py) is given the results'
-torus (their "# platform:" line). Prints a table and JSON lines."""
+their grid with their c; a machine model with a torus or leaves (bench/sim/add_torus.py) is given
+the results' network (their "# platform:" line). Prints a table and JSON lines."""
 import json, math, os, re, subprocess, tempfile
-from plan_args import command_line, torus_of
+from plan_args import command_line, network_of
 
 tool, machine, results = command_line()
 model = json.load(open(machine))
@@ -29,12 +29,12 @@ tmp.close()
 rpn = model["machines"][0]["ranks_per_node"]
 
 
-def predict(path, P, n, k, b, nb, bcast, torus, groups, grid):
+def predict(path, P, n, k, b, nb, bcast, net, groups, grid):
     """hla-plan's predictions on the fixed grid ("MxN"; None: the square one), panels of b and
     blocks of nb: SUMMA's,
     and HSUMMA's with each of groups ((I, J) pairs, hplan_target.groups) as {(I, J): seconds},
-    (1, 1) for SUMMA. torus: the platform's ("XxYxZ"), for a machine model that has torus links
-    (else hla-plan ignores it)."""
+    (1, 1) for SUMMA. net: hla-plan's arguments for the platform's network (plan_args.network_of;
+    hla-plan ignores a torus the machine model has no links for)."""
     s = int(math.isqrt(P))
     grid = grid or f"{s}x{s}"
     out = ""
@@ -44,7 +44,7 @@ def predict(path, P, n, k, b, nb, bcast, torus, groups, grid):
                                "--nb", str(nb), "--algs", alg, "--top", "100000"] +
                               (["--groups", f"{g[0]}x{g[1]}"] if g else []) +
                               (["--bcast", bcast] if bcast != "native" else []) +
-                              (["--torus", torus] if torus else []),
+                              net,
                               capture_output=True, text=True, check=True).stdout
     got = {}
     for line in out.splitlines():
@@ -66,12 +66,12 @@ def predict(path, P, n, k, b, nb, bcast, torus, groups, grid):
     return got
 
 
-def predict3d(path, r, torus):
+def predict3d(path, r, net):
     """hla-plan's prediction of the simulated 3D multiply r (its grid, c layers, panels b)."""
     out = subprocess.run([tool, "--machine", path, "--op", "mm", "--n", str(r["n"]), "--P",
                           str(r["P"]), "--nodes", str(r["P"] // rpn), "--grid", r["grid"], "--nb",
                           str(r.get("nb", r["b"])), "--algs", "3d", "--top", "100000"] +
-                         (["--torus", torus] if torus else []),
+                         net,
                          capture_output=True, text=True, check=True).stdout
     want = f"3D {r['grid']} c={r['c']} "
     for line in out.splitlines():
@@ -83,9 +83,9 @@ def predict3d(path, r, torus):
 print("P      n      G  groups  simulated  predicted(cal)  ratio  predicted(no cal)  ratio")
 for res in results:
     sims = [json.loads(l) for l in open(res) if l.startswith('{"bench":"sim_matmul"')]
-    torus = torus_of(res)
+    net = network_of(res)
     for r in (r for r in sims if r.get("alg") == "3d"):
-        pc, pn = predict3d(machine, r, torus), predict3d(tmp.name, r, torus)
+        pc, pn = predict3d(machine, r, net), predict3d(tmp.name, r, net)
         print(f"{r['P']:<6} {r['n']:<6} 3D c={r['c']:<2} {r['grid']:<7} {r['seconds']:9.3f}  "
               f"{pc if pc else float('nan'):14.3f}  {pc / r['seconds'] if pc else float('nan'):5.2f}  "
               f"{pn if pn else float('nan'):17.3f}  {pn / r['seconds'] if pn else float('nan'):5.2f}")
@@ -100,8 +100,8 @@ for res in results:
     k = sims[0].get("k", n)
     groups = [tuple(int(v) for v in r["groups"].split("x")) for r in sims]
     grid = sims[0].get("grid")
-    cal = predict(machine, P, n, k, b, nb, bc, torus, groups, grid)
-    nocal = predict(tmp.name, P, n, k, b, nb, bc, torus, groups, grid)
+    cal = predict(machine, P, n, k, b, nb, bc, net, groups, grid)
+    nocal = predict(tmp.name, P, n, k, b, nb, bc, net, groups, grid)
     rows = []
     for r in sims:
         I, J = (int(x) for x in r["groups"].split("x"))

@@ -5,27 +5,27 @@ times, and its pick against the best simulated grid.
   bench/sim/plan_check_lu.py MACHINE.json RESULTS.txt... [--hla-plan PATH]
 
 MACHINE.json is a machine model that hplan_probe measured under smpirun on the simulated platform
-(bench/sim/probe_roundtrip.sh, with bench/sim/add_torus.py for its torus); RESULTS.txt are outputs
+(bench/sim/probe_roundtrip.sh, with bench/sim/add_torus.py for its network); RESULTS.txt are outputs
 of bench/sim/lu_flat_hier.sh on that platform. For every simulated LU (P, n, nb, grid, flat or
 hierarchical by node, the broadcasts) it asks hla-plan for the prediction of that configuration
 (4 ranks a node, one thread, look-ahead on, as lu_flat_hier.sh runs it; a machine model with a
-torus is given the results' torus, from their "# platform:" line) and prints predicted /
-simulated. Per machine size it then asks hla-plan for its pick among all grids and compares it
+torus or leaves is given the results' network, from their "# platform:" line) and prints
+predicted / simulated. Per machine size it then asks hla-plan for its pick among all grids and compares it
 with the best simulated run with the library's own broadcasts. Prints a table and JSON lines."""
 import json, re, subprocess
-from plan_args import command_line, torus_of
+from plan_args import command_line, network_of
 
 tool, machine, results = command_line()
 rpn = json.load(open(machine))["machines"][0]["ranks_per_node"]
 PLAN = re.compile(r"LU (flat|hierarchical) (\d+x\d+) nb=(\d+) look-ahead on")
 
 
-def plans(P, n, nb, torus, grid=None, bcast="auto"):
+def plans(P, n, nb, net, grid=None, bcast="auto"):
     """hla-plan's LU candidates with look-ahead: [(seconds, alg, grid)], best first."""
     cmd = [tool, "--machine", machine, "--op", "lu", "--n", str(n), "--P", str(P), "--nodes",
            str(P // rpn), "--rpn", str(rpn), "--threads", "1", "--nb", str(nb), "--top", "100000"]
     cmd += (["--grid", grid] if grid else []) + (["--bcast", bcast] if bcast != "auto" else [])
-    cmd += ["--torus", torus] if torus else []
+    cmd += net
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     got = []
     for line in out.splitlines():
@@ -36,24 +36,24 @@ def plans(P, n, nb, torus, grid=None, bcast="auto"):
     return got
 
 
-sims = {}  # P -> [(run, torus)]
+sims = {}  # P -> [(run, net)]
 for res in results:
-    torus = torus_of(res)
+    net = network_of(res)
     for l in open(res):
         if l.startswith('{"bench":"sim_lu"'):
             r = json.loads(l)
             if r["case"] in ("flat", "hier"):
-                sims.setdefault(r["P"], []).append((r, torus))
+                sims.setdefault(r["P"], []).append((r, net))
 
 print("P      n      grid     alg   bcast     simulated  predicted  ratio")
 for P in sorted(sims):
     seen = set()
-    for r, torus in sims[P]:
+    for r, net in sims[P]:
         key = (r["n"], r["grid"], r["case"], r["bcast"])
         if key in seen:  # the same run in two results files
             continue
         seen.add(key)
-        got = [p for p in plans(P, r["n"], r["nb"], torus, r["grid"], r["bcast"])
+        got = [p for p in plans(P, r["n"], r["nb"], net, r["grid"], r["bcast"])
                if p[1] == r["case"]]
         pred = got[0][0] if got else None
         print(f"{P:<6} {r['n']:<6} {r['grid']:<8} {r['case']:<5} {r['bcast']:<9} "

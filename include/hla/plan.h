@@ -139,6 +139,13 @@ typedef struct {
   double port_beta; /* without a torus: seconds per byte of a node's own port (each direction) into
                        a network that does not block (a full-bisection fat tree); the messages of a
                        node's ranks share it. 0: unknown */
+  int leaf_nodes;   /* with port_beta: the nodes under one leaf switch of a two-level tree where
+                       the probe ran (the first leaf_nodes nodes, the next ones, ...); 0: one
+                       level (every node pair as far apart) */
+  double spine_alpha; /* the latency a message between two leaves has beyond one inside a leaf
+                         (its hops up to a spine switch and down), seconds. The probe's inter-node
+                         alpha is the median over its node pairs: most of them between leaves, it
+                         includes this */
 } hplan_machine;
 
 /* ---------------------------------------------------------------- 1. machine model */
@@ -280,9 +287,11 @@ typedef struct {
   int torus[HPLAN_TORUS_DIMS]; /* the target's nodes on a torus of these dimensions, with the
                                   machine's torus_link (0s: the machine's torus, where it has one
                                   that holds the nodes) */
-  int groups[2]; /* the multiply's HSUMMA groups I x J (both or neither; 0s: the planner's): HSUMMA
-                    only with these, on the grids they divide (with M, N fixed they must); the
-                    other algorithms as algs says */
+  int groups[2];  /* the multiply's HSUMMA groups I x J (both or neither; 0s: the planner's): HSUMMA
+                     only with these, on the grids they divide (with M, N fixed they must); the
+                     other algorithms as algs says */
+  int leaf_nodes; /* the target's nodes under one leaf switch, with the machine's port_beta and
+                     spine_alpha (0: the machine's leaf_nodes) */
 } hplan_target;
 
 /** One candidate plan: everything needed to run it, and its predicted time. */

@@ -155,6 +155,8 @@ int hplan_check(const hplan_machine *m, char *why, size_t len) {
   CHECK(dbl_in(why, len, "torus_link", "", 0, m->torus_link[0], 0, SEC_MAX, 0));
   CHECK(dbl_in(why, len, "torus_link", "", 1, m->torus_link[1], 1e-18, 1.0, m->torus[0] == 0));
   CHECK(dbl_in(why, len, "port_beta", "", -1, m->port_beta, 1e-18, 1.0, 1));
+  CHECK(int_in(why, len, "leaf_nodes", -1, m->leaf_nodes, 0, 1 << 24));
+  CHECK(dbl_in(why, len, "spine_alpha", "", -1, m->spine_alpha, 0, SEC_MAX, 0));
   return HLA_OK;
 }
 
@@ -209,7 +211,9 @@ static const field fields[] = {FLD(version, F_INT, 1),
                                FLD(seconds, F_DBL, 1),
                                FLD(torus, F_INT, HPLAN_TORUS_DIMS),
                                FLD(torus_link, F_DBL, 2),
-                               FLD(port_beta, F_DBL, 1)};
+                               FLD(port_beta, F_DBL, 1),
+                               FLD(leaf_nodes, F_INT, 1),
+                               FLD(spine_alpha, F_DBL, 1)};
 #define NFIELDS ((int)(sizeof fields / sizeof fields[0]))
 /* Most entries a file keeps (the oldest go first). */
 #define FILE_MAX 64

@@ -43,7 +43,10 @@
  * a_inter + (hops - 1) hop + m beta_link x the messages on its busiest link, and the multiply's
  * non-blocking broadcasts add, after the first panel, half the busiest link's volume of a panel's
  * broadcasts and the next panel's (one is in flight ahead), where that is less than their sum. The
- * LU's pivot search, U blocks and node leaders' broadcasts are routed there too.
+ * LU's pivot search, row interchanges, U blocks and node leaders' broadcasts are routed there too.
+ * On ports in leaves (hplan_machine.leaf_nodes, hplan_target.leaf_nodes) a message between two
+ * leaves takes spine_alpha more than one inside a leaf, whose latency is the probe's less
+ * spine_alpha where most of the probe's node pairs lay in two leaves.
  * Calibration: in the probe's own placement every LU (multiply) prediction is multiplied by lu_cal
  * (mm_cal), the ratio of a measured to a modelled run of the planner's best plan of order 2048
  * done by the probe: what the model misses on a machine (oversubscribed cores, MPI's
@@ -56,8 +59,9 @@
  * off its core).
  * Local work: a dgemm of m x n x k takes 2 m n k / rate(m, n, k) with
  * rate = gemm_rate / ((1 + khalf / k)(1 + mhalf / min(m, n))); a pack of B bytes B / copy.
- * BSP: a sync of p ranks of one node moving h words costs h g + l0 + l1 (p - 1), fitted to the
- * measured world, node, row and column environments; a small allreduce ar0 + ar1 log2 p.
+ * BSP: a sync of p ranks of one node moving h words costs h g + l0 + l1 (p - 1), l fitted to the
+ * measured world, node, row and column environments, g the mean of those inside one node; across
+ * nodes g is the mean of all, at least the inter-node link's; a small allreduce ar0 + ar1 log2 p.
  *
  * SUMMA (summa.c), M x N grid, S = ceil(k / b) panels, mloc x nloc local C (the largest):
  *   per panel  gemm = dgemm(mloc, nloc, b); pack = (mloc b / N + nloc b / M) 8 / copy (owners
@@ -85,7 +89,8 @@
  * pivot-row superstep of the column, jb / 8 - 1 broadcasts of the
  * recursion's U12 blocks, and the flops; L       bcast(row, (jb + 1 + R jb) 8) (two levels by node
  * in the hierarchical variant); swaps   right of the panel: M = 1 local copies of 2 jb rows; M > 1
- * one superstep of the column, h = 2 jb (M - 1)/M (local columns right of the panel); left of it
+ * one superstep of the column, h = 2 jb (M - 1)/M (local columns right of the panel; on a torus or
+ * ports the diagonal owners' trades with their columns routed, hp_torus_trade); left of it
  * once at the end: the rows below the panel, one pass per column (M > 1: one superstep); U (the
  * automatic HLA_SWAP_ROWS; the long swap is not modelled) flat with 1 < M <= HLU_USPLIT_MAX: where
  * M = 2 or pr has jb/2 rows less than another rank below the block, streamed (the trsm of block k+1
@@ -273,27 +278,43 @@ static double share(int cores, int r, int t) {
 /* Model of the world broadcast at the probe's placement, without calibration. */
 static double bcast_raw(const hp_ctx *x, hp_env e, int alg, double bytes);
 
+/* Whether most of the probe's node pairs lay in two leaves (its inter-node latency, their median,
+ * then includes the spine's). */
+static int probe_across_leaves(const hplan_machine *m) {
+  long long nodes = m->nodes > 0 ? m->nodes : 1, L = m->leaf_nodes, across = 0;
+  if (L <= 0 || nodes <= L) return 0;
+  for (long long a = 0; a < nodes; a++)
+    across += nodes - (a / L + 1) * L > 0 ? nodes - (a / L + 1) * L : 0;
+  return 2 * across > nodes * (nodes - 1) / 2;
+}
+
 /* The network of a placement on `nodes` nodes: the torus dims with m's links (the first nodes of
  * it) where it holds them and its link's rate is known; else the ports of m's non-blocking
- * network where their rate is known; else none. */
-static hp_torus torus_dims(const hplan_machine *m, const int *dims, int nodes) {
-  hp_torus t = {0, {0}, 1, 0, 0, 0};
+ * network, in leaves of `leaf` nodes (0: m's), where their rate is known; else none. */
+static hp_torus torus_dims(const hplan_machine *m, const int *dims, int nodes, int leaf) {
+  const double a = (m->have_inter ? m->link[HPLAN_INTER] : m->link[HPLAN_INTRA]).alpha;
+  hp_torus t = {0, {0}, 1, 0, 0, 0, 0, a};
   for (int d = 0; d < HPLAN_TORUS_DIMS && dims[d] > 0; d++)
     t.dim[t.nd++] = dims[d], t.nodes *= dims[d];
   if (t.nd > 0 && nodes <= t.nodes && m->torus_link[1] > 0) {
     t.hop = m->torus_link[0], t.beta = m->torus_link[1];
     return t;
   }
-  if (m->port_beta > 0 && nodes > 0) return (hp_torus){1, {nodes}, nodes, 0, m->port_beta, 1};
-  return (hp_torus){0, {0}, 0, 0, 0, 0};
+  if (m->port_beta > 0 && nodes > 0) {
+    t = (hp_torus){
+        1, {nodes}, nodes, m->spine_alpha, m->port_beta, 1, leaf > 0 ? leaf : m->leaf_nodes, a};
+    if (probe_across_leaves(m)) t.alpha = fmax(a - m->spine_alpha, 0.0);
+    return t;
+  }
+  return (hp_torus){0, {0}, 0, 0, 0, 0, 0, 0};
 }
 
 static hp_torus torus_of(const hplan_machine *m, int nodes) {
-  return torus_dims(m, m->torus, nodes);
+  return torus_dims(m, m->torus, nodes, 0);
 }
 
-void hp_ctx_torus(hp_ctx *x, const hplan_machine *m, const int dims[HPLAN_TORUS_DIMS]) {
-  if (dims[0] > 0) x->net = torus_dims(m, dims, x->nodes);
+void hp_ctx_torus(hp_ctx *x, const hplan_machine *m, const int dims[HPLAN_TORUS_DIMS], int leaf) {
+  if (dims[0] > 0 || (leaf > 0 && x->net.ports)) x->net = torus_dims(m, dims, x->nodes, leaf);
   if (x->net.nd > 0) x->lu_cal = x->mm_cal = 1.0; /* as hp_ctx_make's */
 }
 
@@ -338,6 +359,21 @@ static void ibcast_fit(hp_ctx *x, const hplan_machine *m) {
       x->ib_kappa = clampd(exp(mean), 0.1, 5.0);
     }
   }
+}
+
+/* Whether the probe's environment i (HPLAN_WORLD ..) lay inside one node: its ranks are
+ * consecutive on the nodes, its grid's rows runs of probe_N ranks, its columns strided by it. */
+static int probe_env_in_node(const hplan_machine *m, int i) {
+  int P = m->P > 0 ? m->P : 1, nodes = m->nodes > 0 ? m->nodes : 1;
+  int rpn = (P + nodes - 1) / nodes, last;
+  if (i == HPLAN_NODE || nodes == 1) return 1;
+  if (i == HPLAN_ROW && m->probe_N > 0)
+    last = m->probe_N - 1;
+  else if (i == HPLAN_COL && m->probe_M > 0 && m->probe_N > 0)
+    last = (m->probe_M - 1) * m->probe_N;
+  else
+    return 0; /* the world, or a grid not recorded */
+  return last / rpn == 0;
 }
 
 void hp_ctx_make(hp_ctx *x, const hplan_machine *m, int P, int nodes, int rpn, int threads) {
@@ -400,8 +436,8 @@ void hp_ctx_make(hp_ctx *x, const hplan_machine *m, int P, int nodes, int rpn, i
   x->mm_cal = probe_place && m->mm_cal > 0 && x->net.nd == 0 ? m->mm_cal : 1.0;
 
   /* BSP sync and small allreduce of p ranks on one node, fitted to the measured environments. */
-  double sp = 0, sl = 0, spp = 0, spl = 0, sa = 0, spa = 0, sq = 0, sqq = 0, sg = 0;
-  int np = 0, ng = 0;
+  double sp = 0, sl = 0, spp = 0, spl = 0, sa = 0, spa = 0, sq = 0, sqq = 0, sg = 0, sgn = 0;
+  int np = 0, ng = 0, ngn = 0;
   for (int i = 0; i < HPLAN_NENV; i++) {
     if (m->env_p[i] < 2) continue;
     double p1 = m->env_p[i] - 1, q = lg2c(m->env_p[i]);
@@ -409,6 +445,7 @@ void hp_ctx_make(hp_ctx *x, const hplan_machine *m, int P, int nodes, int rpn, i
     sq += q, sqq += q * q, sa += m->ar[i], spa += q * m->ar[i];
     np++;
     if (m->g[i] > 0) sg += m->g[i], ng++;
+    if (m->g[i] > 0 && probe_env_in_node(m, i)) sgn += m->g[i], ngn++;
   }
   if (np > 0) {
     double dp = np * spp - sp * sp, dq = np * sqq - sq * sq;
@@ -433,6 +470,10 @@ void hp_ctx_make(hp_ctx *x, const hplan_machine *m, int P, int nodes, int rpn, i
     x->ar0 = x->intra.alpha, x->ar1 = 2 * x->intra.alpha;
   }
   x->gw = ng > 0 ? sg / ng : 8 * x->intra.beta;
+  /* a node's memory, not the network: where the probe spanned nodes its world and column (and
+   * row) environments moved their words over links, 36-73 x slower per word on the simulated
+   * machines (bench/results/sim/machine_*.json) */
+  x->gw_node = ngn > 0 ? sgn / ngn : x->gw;
 
   ibcast_fit(x, m);
 
@@ -503,8 +544,7 @@ static double ws_t(const hp_ctx *x, double words) {
 /* One step of a broadcast routed on the torus, messages of m bytes: its slowest message. */
 static double tstep_t(const hp_ctx *x, const hp_tstep *s, double m) {
   double t = s->intra ? x->intra.alpha + m * x->intra.beta : 0.0;
-  if (s->inter)
-    t = fmax(t, x->inter.alpha + (s->hops - 1) * x->net.hop + m * x->net.beta * s->load);
+  if (s->inter) t = fmax(t, x->net.alpha + (s->hops - 1) * x->net.hop + m * x->net.beta * s->load);
   return t;
 }
 
@@ -579,11 +619,29 @@ static double torus_exchange(const hp_ctx *x, hp_env e, double m) {
   hp_tstep s;
   for (int d = top < e.p ? 0 : 1; d < top && rc == HLA_OK; d = d ? 2 * d : 1) {
     rc = hp_torus_step(&x->net, x->rpn, e, HP_STEP_EXCHANGE, d ? d : 1, work, &s);
-    t += (d ? 1 : 2) *
-         (s.inter ? x->inter.alpha + m * x->net.beta * s.load : x->intra.alpha + m * x->intra.beta);
+    const double a = x->net.alpha + (x->net.ports ? (s.hops - 1) * x->net.hop : 0.0);
+    t +=
+        (d ? 1 : 2) * (s.inter ? a + m * x->net.beta * s.load : x->intra.alpha + m * x->intra.beta);
   }
   free(work);
   return rc == HLA_OK ? t : -1.0;
+}
+
+/* A superstep in which relative rank 0 of every environment of e's family trades m bytes with each
+ * of the others, routed on the network (torus, ports): the LU's row interchanges, where the owner
+ * of the diagonal block sends its rows to the owners of the pivot rows and gets those back. All
+ * the process columns' owners sit on one process row, on one node or a few, so their ports (links)
+ * carry the trade; the probe's g, measured with every rank of a node sending, charged every rank
+ * the owners' load and put the LU's interchanges at 6 x the simulated ones on the fat tree. The
+ * latency of one message, as tstep_t's; -1 where the network cannot tell. */
+double hp_torus_trade(const hp_ctx *x, hp_env e, double m) {
+  if (x->net.nd == 0 || e.n1 <= 0 || e.spans <= 1) return -1.0;
+  double *work = calloc((size_t)x->net.nodes * 2 * (size_t)x->net.nd, sizeof *work);
+  if (work == NULL) return -1.0;
+  hp_tstep s;
+  int rc = hp_torus_step(&x->net, x->rpn, e, HP_STEP_FLAT_ALL, 0, work, &s);
+  free(work);
+  return rc == HLA_OK ? tstep_t(x, &s, m) : -1.0;
 }
 
 /* Broadcast over e with the inter-node link on the messages that cross nodes (uncalibrated); on a
@@ -655,10 +713,10 @@ double hp_bcast_nodes(const hp_ctx *x, hp_env e, int alg, double bytes) {
 
 double hp_sync(const hp_ctx *x, hp_env e, double h) {
   if (e.p <= 1) return 0.0;
-  double l = x->l0 + x->l1 * (e.p - 1), g = x->gw;
+  double l = x->l0 + x->l1 * (e.p - 1), g = x->gw_node;
   if (e.spans > 1) {
     l += 2 * lg2c(e.spans) * fmax(0.0, x->inter.alpha - x->intra.alpha);
-    g = fmax(g, 8 * x->inter.beta);
+    g = fmax(x->gw, 8 * x->inter.beta);
   }
   return h * g + l;
 }
@@ -925,18 +983,20 @@ static double lu_panel(const hp_ctx *x, const hp_lu *c, hp_env col, double R, do
     const int pboard =
         flat && c->M <= HLU_PANEL_FUSE_MAX && col.spans <= 1 && c->bcast_alg == HBSP_AUTO;
     const double beta = col.spans > 1 ? x->inter.beta : x->intra.beta;
+    const hp_env one = hp_env_family(col, 0, 1, 0, 1); /* the panel's column alone */
     /* on a network the model knows, the column's records go over links that nobody else uses
      * meanwhile (the probe's beta has every rank of a node sending), a message's latency a step */
-    const double tx =
-        flat && !pboard ? torus_exchange(x, hp_env_family(col, 0, 1, 0, 1), 8 * recw) : -1.0;
-    double percol = pboard    ? c->M * recw * x->gw
+    const double tx = flat && !pboard ? torus_exchange(x, one, 8 * recw) : -1.0;
+    double percol = pboard    ? c->M * recw * x->gw_node
                     : tx >= 0 ? tx
                     : flat    ? hp_allreduce_small(x, col, 0) + lg2c(c->M) * 8 * recw * beta
                               : hp_allreduce_small(x, col, hier) + hp_sync(x, col, c->M * (jb + 1));
     double leafmem = pack_t(x, 8.0 * R * 8); /* the BLAS-2 leaf updates, memory bound */
+    /* the recursion's U12 blocks go down the panel's column alone (routed as every column's at
+     * once, their messages shared ports with columns that send nothing meanwhile) */
     double nrec = jb / 8 - 1 > 0 ? jb / 8 - 1 : 0, wrec = jb * (jb - 8) / 2;
-    double rec = nrec > 0 ? nrec * (hier ? hp_bcast_nodes(x, col, c->bcast_alg, 8 * wrec / nrec)
-                                         : hp_bcast(x, col, c->bcast_alg, 8 * wrec / nrec))
+    double rec = nrec > 0 ? nrec * (hier ? hp_bcast_nodes(x, one, c->bcast_alg, 8 * wrec / nrec)
+                                         : hp_bcast(x, one, c->bcast_alg, 8 * wrec / nrec))
                           : 0.0;
     double cm = jb * percol + rec;
     *comm += cm;
@@ -962,9 +1022,11 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
   int hier = c->alg == HLA_LU_HIER;
   /* The U blocks go down every process column once it has the L panel, which reaches the columns
    * of one node together but the next node's a link's message later: the columns whose U
-   * broadcasts share links are a node's. (Counting all of them on a torus took the predicted LU
-   * to 1.45 x the simulated one at 4,096 ranks on 32 x 128.) */
-  hp_env ucol = hp_env_family(hp_env_of(x, 0, N, M), 1, N < x->rpn ? N : x->rpn, 0, 1);
+   * broadcasts share links are a node's, and of those only the ones that hold blocks right of the
+   * panel (fewer than a node's on grids with more process columns than block columns). (Counting
+   * all of them on a torus took the predicted LU to 1.45 x the simulated one at 4,096 ranks on
+   * 32 x 128.) */
+  const hp_env ucol0 = hp_env_of(x, 0, N, M);
   int la = c->lookahead > 0 && N > 1;
   int flat_row = la && (!hier || row.spans <= 1 || row.per_node <= 1);
   /* the L panel posted on the row's board (one node, the library's broadcasts) or sent early */
@@ -1012,8 +1074,8 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
       swap = pack_t(x, 2.0 * jb * (8 + 48) * Cn);
       cp += swap;
     } else {
-      double h = 2.0 * jb * (M - 1) / M * Cn;
-      double s = hp_sync(x, col, h);
+      double h = 2.0 * jb * (M - 1) / M * Cn, tr = hp_torus_trade(x, col, 8.0 * jb * Cn / M);
+      double s = tr >= 0 ? hp_sync(x, col, 0) + tr : hp_sync(x, col, h);
       swap = pack_t(x, 2.0 * (8 + 48) * h) + s;
       cmp += s;
       cp += swap - s;
@@ -1050,6 +1112,10 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
                   : 0.0;
     } else {
       trsm = Cn > 0 ? 0.6 * hp_gemm(x, jb, Cn, jb) + pack_t(x, 8.0 * jb * Cn) : 0.0;
+      int64_t cols = (n - j1 + nb - 1) / nb; /* block columns right of the panel */
+      if (cols > N) cols = N;
+      if (cols > x->rpn) cols = x->rpn;
+      const hp_env ucol = hp_env_family(ucol0, 1, (int)cols, 0, 1);
       Ub = hier ? hp_bcast_nodes(x, ucol, ualg, 8.0 * jb * Cn)
                 : hp_bcast(x, ucol, ualg, 8.0 * jb * Cn);
     }

@@ -26,8 +26,10 @@
 typedef struct {
   int nd, dim[HPLAN_TORUS_DIMS];
   int nodes;        /* the product of the dimensions */
-  double hop, beta; /* per hop: seconds; per byte of one link direction: seconds */
+  double hop, beta; /* per hop: seconds (ports: between leaves); per byte of one link direction */
   int ports;        /* 1: the ports of a non-blocking network, not a torus */
+  int leaf;         /* ports: nodes under one leaf switch (0: one level) */
+  double alpha;     /* the latency of a message between nodes one hop apart (ports: in a leaf) */
 } hp_torus;
 
 /* A shape of MPI_Ibcast beside the hbsp_alg ones: the root sends to every rank at once (SimGrid's
@@ -52,7 +54,8 @@ typedef struct {
   double sync_load;      /* extra seconds of a collective right after computing */
   double lu_cal, mm_cal; /* end-to-end calibration factors (1: none, other placement) */
   double l0, l1;         /* hbsp_sync on p ranks of one node: l0 + l1 (p - 1) */
-  double gw;             /* g per 8-byte word inside a node */
+  double gw;             /* g per 8-byte word, over all the probe's environments */
+  double gw_node;        /* g per 8-byte word of the probe's environments inside one node */
   double ar0, ar1;       /* small allreduce on p ranks of one node: ar0 + ar1 ceil(log2 p) */
   hp_torus net;          /* the torus this placement's nodes lie on (net.nd = 0: none) */
 } hp_ctx;
@@ -72,9 +75,9 @@ typedef struct {
  * as the model was measured / derived). Local, pure. */
 void hp_ctx_make(hp_ctx *ctx, const hplan_machine *m, int P, int nodes, int rpn, int threads);
 
-/* ctx's nodes on a torus of dims (with m's torus_link) instead of m's own torus; dims[0] = 0:
- * no change. */
-void hp_ctx_torus(hp_ctx *ctx, const hplan_machine *m, const int dims[HPLAN_TORUS_DIMS]);
+/* ctx's nodes on a torus of dims (with m's torus_link) instead of m's own torus (dims[0] = 0: no
+ * change), or on m's non-blocking network in leaves of `leaf` nodes (0: m's leaves). */
+void hp_ctx_torus(hp_ctx *ctx, const hplan_machine *m, const int dims[HPLAN_TORUS_DIMS], int leaf);
 
 /* The environment of count ranks start, start + stride, ... under ctx's placement, alone. */
 hp_env hp_env_of(const hp_ctx *ctx, int start, int stride, int count);
@@ -125,6 +128,9 @@ double hp_ibcast(const hp_ctx *ctx, hp_env e, double bytes);
 /* Two-level broadcast over a process row or column cut by nodes (hierarchical LU): inside the
  * root's node, among one leader per node, inside the other nodes. */
 double hp_bcast_nodes(const hp_ctx *ctx, hp_env e, int alg, double bytes);
+/* A superstep in which relative rank 0 of every environment of e's family trades m bytes with
+ * each of the others, routed on ctx's network (model.c); -1 where there is none. */
+double hp_torus_trade(const hp_ctx *ctx, hp_env e, double m);
 /* hbsp_sync of e moving h words per rank (BSP: h g + l). */
 double hp_sync(const hp_ctx *ctx, hp_env e, double h);
 /* A small allreduce (max-with-location) over e; nodes = 1: two levels by node. */

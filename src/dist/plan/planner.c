@@ -175,7 +175,8 @@ static int check_target(const hplan_target *tin, hplan_target *buf, const hplan_
   const hplan_target *x = *t;
   const int gi = x->groups[0], gj = x->groups[1];
   return (x->M > 0) != (x->N > 0) || x->mb < 0 || x->nb < 0 || gi < 0 || gj < 0 ||
-                 (gi > 0) != (gj > 0) || (gi > 0 && x->M > 0 && (x->M % gi || x->N % gj))
+                 x->leaf_nodes < 0 || (gi > 0) != (gj > 0) ||
+                 (gi > 0 && x->M > 0 && (x->M % gi || x->N % gj))
              ? HLA_ERR_ARG
              : HLA_OK;
 }
@@ -192,7 +193,7 @@ int hplan_matmul_rank(const hplan_machine *mach, int64_t m, int64_t n, int64_t k
   for (int ip = 0; ip < npl; ip++) {
     hp_ctx x;
     hp_ctx_make(&x, mach, pl[ip][0], pl[ip][1], pl[ip][2], pl[ip][3]);
-    hp_ctx_torus(&x, mach, t->torus);
+    hp_ctx_torus(&x, mach, t->torus, t->leaf_nodes);
     int P = x.P;
     double bound = mem_bound_of(&x, t->mem_bound);
     for (int M = 1; M <= P; M++) {
@@ -261,7 +262,7 @@ int hplan_lu_rank(const hplan_machine *mach, int64_t n, const hplan_target *tin,
   for (int ip = 0; ip < npl; ip++) {
     hp_ctx x;
     hp_ctx_make(&x, mach, pl[ip][0], pl[ip][1], pl[ip][2], pl[ip][3]);
-    hp_ctx_torus(&x, mach, t->torus);
+    hp_ctx_torus(&x, mach, t->torus, t->leaf_nodes);
     int P = x.P;
     for (int M = 1; M <= P; M++) {
       if (P % M) continue;

@@ -48,10 +48,10 @@ static int step_msg(int kind, int dist, int p, int i, int *s, int *d) {
 static int route(const hp_torus *t, int a, int b, double *work, double add, double *most) {
   int hops = 0, cur = a, prod = 1;
   *most = 0;
-  if (t->ports) { /* a's port out, b's port in */
+  if (t->ports) { /* a's port out, b's port in; through a spine switch between leaves */
     work[2 * a] += add, work[2 * b + 1] += add;
     *most = fmax(work[2 * a], work[2 * b + 1]);
-    return 1;
+    return t->leaf > 0 && a / t->leaf != b / t->leaf ? 2 : 1;
   }
   for (int d = 0; d < t->nd; d++) {
     int n = t->dim[d], my = a / prod % n, to = b / prod % n;
