@@ -14,6 +14,9 @@
 /* 16 nodes on a 4 x 4 torus, 4 ranks a node: node n = (n % 4, n / 4). */
 static const hp_torus t44 = {2, {4, 4}, 16, 1e-5, 2.5e-9, 0, 0, 0};
 
+/* the synthetic machines' links inside and across nodes */
+static const hplan_link in = {1e-6, 2.5e-10}, out = {5e-6, 1e-8};
+
 static hp_env env(int p, int start, int stride, int f1, int n1) {
   hp_env e = {p, 0, 0, start, stride, f1, n1, 0, 1, 0};
   return e;
@@ -87,7 +90,6 @@ static void test_torus_steps(void) {
  * link. Without the link's rate the model has no torus. */
 static void test_torus_bcast(void) {
   hplan_machine m;
-  const hplan_link in = {1e-6, 2.5e-10}, out = {5e-6, 1e-8};
   hplan_machine_synthetic(&m, 64, 16, 4, 1e10, in, out);
   m.torus[0] = 4, m.torus[1] = 4, m.torus_link[0] = 1e-5, m.torus_link[1] = 2.5e-9;
   hp_ctx x;
@@ -132,15 +134,20 @@ static void test_torus_fields(void) {
   CU_ASSERT(strstr(why, "port_beta") != NULL);
 }
 
-/* A non-blocking network of node ports (hplan_machine.port_beta), 4 nodes of 16 ranks: every
- * message leaves by its node's port and enters by its target's, one hop. */
+/* 4 nodes of 16 ranks on a non-blocking network whose node ports take 4e-11 s a byte, and the
+ * model's placement of all 64 ranks there. */
+static void ports_4x16(hplan_machine *m, hp_ctx *x) {
+  hplan_machine_synthetic(m, 64, 4, 16, 1e10, in, out);
+  m->port_beta = 4e-11;
+  hp_ctx_make(x, m, 64, 4, 16, 1);
+}
+
+/* A non-blocking network of node ports (hplan_machine.port_beta): every message leaves by its
+ * node's port and enters by its target's, one hop. */
 static void test_ports(void) {
   hplan_machine m;
-  const hplan_link in = {1e-6, 2.5e-10}, out = {5e-6, 1e-8};
-  hplan_machine_synthetic(&m, 64, 4, 16, 1e10, in, out);
-  m.port_beta = 4e-11;
   hp_ctx x;
-  hp_ctx_make(&x, &m, 64, 4, 16, 1);
+  ports_4x16(&m, &x);
   CU_ASSERT(x.net.nd == 1 && x.net.ports == 1 && x.net.nodes == 4);
   double work[4 * 2] = {0};
   hp_tstep s;
@@ -175,11 +182,8 @@ static void test_ports(void) {
  * every rank as if all 16 of a node's ranks sent as much. */
 static void test_trade(void) {
   hplan_machine m;
-  const hplan_link in = {1e-6, 2.5e-10}, out = {5e-6, 1e-8};
-  hplan_machine_synthetic(&m, 64, 4, 16, 1e10, in, out);
-  m.port_beta = 4e-11;
   hp_ctx x;
-  hp_ctx_make(&x, &m, 64, 4, 16, 1);
+  ports_4x16(&m, &x);
   hp_env cols = hp_env_family(hp_env_of(&x, 0, 8, 8), 1, 8, 0, 1);
   const double B = 32768;
   CU_ASSERT_DOUBLE_EQUAL(hp_torus_trade(&x, cols, B), out.alpha + 48 * B * 4e-11, 1e-12);
@@ -203,10 +207,10 @@ static void test_trade(void) {
  * four. */
 static void test_leaves(void) {
   hplan_machine m;
-  const hplan_link in = {1e-6, 2.5e-10}, out = {5e-6, 1e-8};
+  hp_ctx y;
   const double spine = 2e-6;
-  hplan_machine_synthetic(&m, 64, 4, 16, 1e10, in, out);
-  m.port_beta = 4e-11, m.leaf_nodes = 1, m.spine_alpha = spine;
+  ports_4x16(&m, &y);
+  m.leaf_nodes = 1, m.spine_alpha = spine;
   char why[200];
   CU_ASSERT_EQUAL(hplan_check(&m, why, sizeof why), HLA_OK);
   const int none[HPLAN_TORUS_DIMS] = {0, 0, 0, 0};
@@ -224,7 +228,6 @@ static void test_leaves(void) {
   CU_ASSERT_DOUBLE_EQUAL(t[1] - t[2], spine, 1e-12);
   /* a probe inside one leaf measured the latency inside a leaf */
   m.leaf_nodes = 4;
-  hp_ctx y;
   hp_ctx_make(&y, &m, 64, 4, 16, 1);
   CU_ASSERT_DOUBLE_EQUAL(y.net.alpha, out.alpha, 1e-15);
   m.leaf_nodes = -1;
@@ -264,11 +267,8 @@ static void test_layers_share(void) {
  * every node's port sends 24 pieces of a quarter and takes 24 in. The streamed step halves. */
 static void test_pieces_spread(void) {
   hplan_machine m;
-  hplan_machine_synthetic(&m, 64, 4, 16, 1e10, (hplan_link){1e-6, 2.5e-10},
-                          (hplan_link){5e-6, 1e-8});
-  m.port_beta = 4e-11;
   hp_ctx x;
-  hp_ctx_make(&x, &m, 64, 4, 16, 1);
+  ports_4x16(&m, &x);
   x.ib_alg = HP_FLAT_ALL, x.ib_kappa = 1, x.ovl = 0; /* MPI_Ibcast: flat, all at once */
   double step[2];
   for (int i = 0; i < 2; i++) {
@@ -351,8 +351,7 @@ static void test_lu_fat_tree(void) {
  * the predictions in the probe's placement only while nothing is routed. */
 static void test_calibration_unrouted(void) {
   hplan_machine m;
-  hplan_machine_synthetic(&m, 64, 16, 4, 1e10, (hplan_link){1e-6, 2.5e-10},
-                          (hplan_link){5e-6, 1e-8});
+  hplan_machine_synthetic(&m, 64, 16, 4, 1e10, in, out);
   hp_mm c;
   hp_lu l;
   memset(&c, 0, sizeof c), memset(&l, 0, sizeof l);
