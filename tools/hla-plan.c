@@ -212,7 +212,7 @@ static void show_machine(const hplan_machine *m) {
     printf("  a node's port into a non-blocking network: %.3g s/B (%.2f GB/s) each way\n",
            m->port_beta, 1e-9 / m->port_beta);
   if (m->leaf_nodes > 0)
-    printf("  its leaves: %d nodes each; between leaves +%.3g s a message\n", m->leaf_nodes,
+    printf("  nodes a leaf switch: %d; between leaves +%.3g s a message\n", m->leaf_nodes,
            m->spine_alpha);
 }
 
