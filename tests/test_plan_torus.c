@@ -230,6 +230,14 @@ static void test_leaves(void) {
   m.leaf_nodes = 4;
   hp_ctx_make(&y, &m, 64, 4, 16, 1);
   CU_ASSERT_DOUBLE_EQUAL(y.net.alpha, out.alpha, 1e-15);
+  /* a target in leaves of its own; a negative count is no target */
+  hplan_target tg = {.P = 64, .nodes = 4, .ranks_per_node = 16, .threads = 1, .leaf_nodes = -1};
+  hplan_ranking *r = malloc(sizeof *r);
+  CU_ASSERT_FATAL(r != NULL);
+  CU_ASSERT_EQUAL(hplan_lu_rank(&m, 1024, &tg, r), HLA_ERR_ARG);
+  tg.leaf_nodes = 2;
+  CU_ASSERT_EQUAL(hplan_lu_rank(&m, 1024, &tg, r), HLA_OK);
+  free(r);
   m.leaf_nodes = -1;
   CU_ASSERT_EQUAL(hplan_check(&m, why, sizeof why), HLA_ERR_ARG);
   CU_ASSERT(strstr(why, "leaf_nodes") != NULL);
