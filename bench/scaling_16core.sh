@@ -22,6 +22,11 @@
 #     scalapack bench/compare_scalapack.sh at P = $NP: dpb3tim and scalapack_timer with and
 #             without libhla_scalapack.so, each n of $SP_NS, nb of $SP_NBS, grid of $SP_GRIDS
 #     plan    bench_plan at P = $NP against the machine file of `probe`
+#     simcheck the real runs that bench/sim/node_check.sh simulates from the machine file of
+#             `probe`: flat LU (n = $SC_N, nb 128) on each grid of $SC_LU_GRIDS with each LU
+#             broadcast of $SC_BCASTS (auto: the node's boards too, which SMPI has not; the
+#             others only messages) and n = $SC_N2 on the first (SC_N2= skips it), and
+#             SUMMA/HSUMMA (n = $SC_N, blocks 64) on each grid of $SC_MM_GRIDS
 #
 # Everything goes to stdout and to $OUT/log.txt; the tests' full output to $OUT/tests.txt.
 # Every step runs under `timeout` so that the whole stays inside $DEADLINE seconds from the start;
@@ -64,6 +69,11 @@ SP_GRIDS=${SP_GRIDS:-4x4,2x8}
 SP_ROUNDS=${SP_ROUNDS:-2}
 SP_NTIM=${SP_NTIM:-3000}
 SP_EST=${SP_EST:-300}
+SC_N=${SC_N:-8192}
+SC_N2=${SC_N2-16384}
+SC_BCASTS=${SC_BCASTS:-"auto binomial"}
+SC_LU_GRIDS=${SC_LU_GRIDS:-"4x4 2x8 8x2 1x16"}
+SC_MM_GRIDS=${SC_MM_GRIDS-"4x4 2x8"}
 MACHINE=${MACHINE:-$OUT/machine.json}
 mkdir -p "$OUT"
 exec > >(tee -a "$OUT/log.txt") 2>&1
@@ -286,6 +296,25 @@ phase_plan() {
     --machine "$MACHINE" --n "$PLAN_N" --op mm,lu --top 2 --max 4 --reps 2 --warm 1
 }
 
+phase_simcheck() {
+  log "simcheck: the runs bench/sim/node_check.sh simulates"
+  local g bc
+  for bc in $SC_BCASTS; do
+    for g in $SC_LU_GRIDS; do
+      step 20 "lu P=$NP $g nb=128 core n=$SC_N bcast=$bc (flat)" $ONE mpiexec $HW -n "$NP" \
+        --bind-to $BIND "$BUILD/bench_lu" --n "$SC_N" --grid "$g" --nb 128 --reps 3 \
+        --only hla-flat --bcast "$bc"
+    done
+  done
+  g=${SC_LU_GRIDS%% *}
+  [ -z "$SC_N2" ] || step 60 "lu P=$NP $g nb=128 core n=$SC_N2 (flat)" $ONE mpiexec $HW -n "$NP" \
+    --bind-to $BIND "$BUILD/bench_lu" --n "$SC_N2" --grid "$g" --nb 128 --reps 2 --only hla-flat
+  for g in $SC_MM_GRIDS; do
+    step 60 "mm P=$NP $g core n=$SC_N" $ONE mpiexec $HW -n "$NP" --bind-to $BIND \
+      "$BUILD/bench_matmul" --n "$SC_N" --grid "$g" --reps 3 --no-node --no-pdgemm --no-check
+  done
+}
+
 log "scaling_16core.sh $* (NP=$NP, cores=$NCORES, deadline ${DEADLINE}s, out $OUT)"
 export PKG_CONFIG_PATH=$DEPS/usr/lib/x86_64-linux-gnu/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
 export LD_LIBRARY_PATH=$DEPS/usr/lib/x86_64-linux-gnu:$DEPS/blas${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -293,7 +322,7 @@ export LD_LIBRARY_PATH=$DEPS/usr/lib/x86_64-linux-gnu:$DEPS/blas${LD_LIBRARY_PAT
 for ph in "$@"; do
   case $ph in
     setup) phase_setup || { log "setup failed: stopping"; exit 1; } ;;
-    info | tests | probe | mm | lu_node | lu_more | hpl | scalapack | plan) "phase_$ph" ;;
+    info | tests | probe | mm | lu_node | lu_more | hpl | scalapack | plan | simcheck) "phase_$ph" ;;
     lu_nb:*) phase_lu_nb "${ph#lu_nb:}" ;;
     *) log "unknown phase $ph" ;;
   esac

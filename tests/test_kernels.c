@@ -301,8 +301,72 @@ static void test_pack_large(void) {
   free(A), free(buf), free(C);
 }
 
+#ifdef HLA_SMPI
+#include <simgrid/host.h>
+/* The model mode's pricing (kernels/sim.c) on the test platform's kernel rates
+ * (bench/platforms/cluster_4x4.xml): each kernel advances the simulated clock by the planner's
+ * time for its shape, read here from the same host properties. */
+static double rate_of(const char *name) {
+  const char *v = sg_host_get_property_value(sg_host_self(), name);
+  return v ? atof(v) : 0.0;
+}
+
+static double charged(int what) {
+  const double t0 = MPI_Wtime();
+  int64_t ipiv[300], info;
+  switch (what) {
+  case 0:
+    hkern_dgemm('N', 'N', 2000, 1000, 500, 1.0, NULL, 2000, NULL, 500, 0.0, NULL, 2000);
+    break;
+  case 1:
+    hkern_dtrsm('L', 'L', 'N', 'U', 600, 2000, 1.0, NULL, 600, NULL, 600);
+    break;
+  case 2:
+    hkern_panel_lu(20000, 300, NULL, 20000, ipiv, &info);
+    break;
+  case 3:
+    hkern_dgetrf(3000, 300, NULL, 3000, ipiv, &info);
+    break;
+  case 4:
+    hkern_pack(4000, 3000, NULL, 4000, NULL);
+    break;
+  default:
+    hkern_dger(4000, 3000, 1.0, NULL, 1, NULL, 1, NULL, 4000);
+    break;
+  }
+  return MPI_Wtime() - t0;
+}
+
+static void test_sim_pricing(void) {
+  const double gemm = rate_of("hla_gemm_rate"), kh = rate_of("hla_gemm_khalf"),
+               mh = rate_of("hla_gemm_mhalf"), panel = rate_of("hla_panel_rate"),
+               ph = rate_of("hla_panel_half"), getrf = rate_of("hla_getrf_rate"),
+               gh = rate_of("hla_getrf_half"), copy = rate_of("hla_copy_rate");
+  CU_ASSERT_FATAL(gemm > 0 && panel > 0 && getrf > 0 && copy > 0);
+  const double lu_fl = 20000.0 * 300 * 300 - 300.0 * 300 * 300 / 3,
+               rf_fl = 3000.0 * 300 * 300 - 300.0 * 300 * 300 / 3;
+  const double want[6] = {2.0 * 2000 * 1000 * 500 * (1 + kh / 500) * (1 + mh / 1000) / gemm,
+                          600.0 * 600 * 2000 * (1 + kh / 600) * (1 + mh / 600) / gemm,
+                          lu_fl * (300 + ph) / (300 * panel),
+                          rf_fl * (1 + gh / 300) / getrf,
+                          4000.0 * 3000 * 8 / copy,
+                          4000.0 * 3000 * 8 / copy};
+  hkern_sim_set(1);
+  for (int w = 0; w < 6; w++) {
+    const double t = charged(w);
+    if (fabs(t - want[w]) > 1e-3 * want[w])
+      printf("kernel %d: charged %.6g s, priced %.6g s\n", w, t, want[w]);
+    CU_ASSERT(fabs(t - want[w]) <= 1e-3 * want[w]);
+  }
+  hkern_sim_set(0);
+}
+#endif
+
 void hla_test_register(void) {
   HT_SUITE("kernels", test_thread_policy, test_dgemm, test_dtrsm_ger_gemv, test_idamax,
            test_lu_random, test_lu_ties, test_lu_singular, test_dlaswp, test_dlange, test_copies,
            test_pack_large);
+#ifdef HLA_SMPI
+  HT_SUITE("kernels_sim", test_sim_pricing);
+#endif
 }

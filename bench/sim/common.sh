@@ -1,8 +1,9 @@
 # Sourced by the experiments of bench/sim/: the platforms and the simulator run they share.
 #
 #   sim_platform P DIR   sets plat_gen (the generator's command), plat_what (one line),
-#                        plat_speed (Gflop/s a core) and plat_suffix (for file names) from
-#                        PLATFORM (bgp, the default; fattree; slowtop), and writes DIR/plat.xml and
+#                        plat_speed (Gflop/s a core), plat_suffix (for file names) and plat_cfg
+#                        (SimGrid options) from PLATFORM (bgp, the default; fattree; slowtop;
+#                        machine), and writes DIR/plat.xml and
 #                        DIR/plat.hosts for P ranks.
 #   sim_run P DIR PROG ARGS...
 #                        runs PROG under smpirun in the model mode (HLA_SIM=model) on that
@@ -14,9 +15,13 @@
 # fattree: the full-bisection fat tree of 64-core nodes at 35 Gflop/s a core
 # (bench/platforms/fat_tree.sh P/64 1); slowtop: the same tree with 4:1 oversubscribed uplinks
 # (fat_tree.sh P/64 4); P a power of two, at least 128.
+# machine: the machine of the machine file MACHINE (bench/platforms/from_machine.py: its nodes of
+# its cores, its kernel rates and links, enough nodes for P ranks), run with SMPI's bandwidth and
+# latency factors off (plat_cfg), as the probe's numbers already are what messages get.
 
 sim_platform() {
-  local P=$1 dir=$2 dims over=1
+  local P=$1 dir=$2 dims over=1 cores
+  plat_cfg=
   case ${PLATFORM:-bgp} in
     bgp)
       case $P in
@@ -32,7 +37,17 @@ sim_platform() {
       plat_what="P/64 nodes of 64 cores, full-bisection fat tree"
       if [ "$PLATFORM" = slowtop ]; then over=4 plat_what="P/64 nodes of 64 cores, fat tree with 4:1 uplinks"; fi
       plat_gen="bench/platforms/fat_tree.sh $((P / 64)) $over" plat_speed=35 plat_suffix=_$PLATFORM ;;
-    *) echo "bench/sim: PLATFORM = bgp, fattree or slowtop" >&2; return 2 ;;
+    machine)
+      [ -f "${MACHINE:-}" ] || { echo "bench/sim: PLATFORM=machine needs MACHINE=<machine file>" >&2; return 2; }
+      read -r cores plat_speed < <(python3 -c 'import json, sys
+m = json.load(open(sys.argv[1]))["machines"][0]
+print(m["cores_per_node"], m["gemm_rate"] / 1e9)' "$MACHINE")
+      plat_gen="bench/platforms/from_machine.py $MACHINE" plat_suffix=_machine
+      plat_what="nodes of $cores cores as probed in $MACHINE"
+      plat_cfg="--cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1"
+      python3 $plat_gen "$dir/plat" $(((P + cores - 1) / cores))
+      return ;;
+    *) echo "bench/sim: PLATFORM = bgp, fattree, slowtop or machine" >&2; return 2 ;;
   esac
   # shellcheck disable=SC2086
   bash $plat_gen "$dir/plat"
@@ -101,7 +116,7 @@ sim_run() {
     --cfg=smpi/allgather:mpich --cfg=smpi/allreduce:redbcast --cfg=smpi/reduce:binomial \
     --cfg=smpi/gather:ompi_binomial --cfg=smpi/barrier:ompi_tree --cfg=smpi/privatization:no \
     --cfg=smpi/test:1e-6 --cfg=smpi/grow-injected-times:no \
-    --log=smpi_colls.thres:warning ${SIM_CFG:-} "$@") 2>&1 |
+    --log=smpi_colls.thres:warning $plat_cfg ${SIM_CFG:-} "$@") 2>&1 |
     grep --line-buffered -vE '^\[|^$' || true # a run stopped early keeps the points it finished
   kill $sampler 2> /dev/null || true # gone already if it stopped the run
   if [ -f "$dir/stopped" ]; then cat "$dir/stopped"; fi

@@ -17,7 +17,8 @@ static enum CBLAS_TRANSPOSE trans_of(char t) {
 int hkern_dgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, hreal alpha,
                 const hreal *A, int64_t lda, const hreal *B, int64_t ldb, hreal beta, hreal *C,
                 int64_t ldc) {
-  HKERN_SIM(2.0 * (double)m * (double)n * (double)k, HLA_OK);
+  HKERN_SIM(HKERN_SIM_GEMM, 2.0 * (double)m * (double)n * (double)k, (double)k,
+            (double)(m < n ? m : n), HLA_OK);
   if (!fits(m) || !fits(n) || !fits(k) || !fits(lda) || !fits(ldb) || !fits(ldc))
     return HLA_ERR_ARG;
   if (m <= 0 || n <= 0) return HLA_OK;
@@ -29,7 +30,8 @@ int hkern_dgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, hreal
 
 int hkern_dtrsm(char side, char uplo, char transa, char diag, int64_t m, int64_t n, hreal alpha,
                 const hreal *A, int64_t lda, hreal *B, int64_t ldb) {
-  HKERN_SIM((side == 'R' || side == 'r' ? (double)n : (double)m) * (double)m * (double)n, HLA_OK);
+  const double tri = side == 'R' || side == 'r' ? (double)n : (double)m;
+  HKERN_SIM(HKERN_SIM_GEMM, tri * (double)m * (double)n, tri, (double)(m < n ? m : n), HLA_OK);
   if (!fits(m) || !fits(n) || !fits(lda) || !fits(ldb)) return HLA_ERR_ARG;
   if (m <= 0 || n <= 0) return HLA_OK;
   HBLAS(trsm)
@@ -42,7 +44,8 @@ int hkern_dtrsm(char side, char uplo, char transa, char diag, int64_t m, int64_t
 
 int hkern_dger(int64_t m, int64_t n, hreal alpha, const hreal *x, int64_t incx, const hreal *y,
                int64_t incy, hreal *A, int64_t lda) {
-  HKERN_SIM(2.0 * (double)m * (double)n, HLA_OK);
+  HKERN_SIM(HKERN_SIM_MEM, 2.0 * (double)m * (double)n, (double)m * (double)n * sizeof(hreal), 0,
+            HLA_OK);
   if (!fits(m) || !fits(n) || !fits(incx) || !fits(incy) || !fits(lda)) return HLA_ERR_ARG;
   if (m <= 0 || n <= 0) return HLA_OK;
   HBLAS(ger)(CblasColMajor, (int)m, (int)n, alpha, x, (int)incx, y, (int)incy, A, (int)lda);
@@ -51,7 +54,8 @@ int hkern_dger(int64_t m, int64_t n, hreal alpha, const hreal *x, int64_t incx, 
 
 int hkern_dgemv(char trans, int64_t m, int64_t n, hreal alpha, const hreal *A, int64_t lda,
                 const hreal *x, int64_t incx, hreal beta, hreal *y, int64_t incy) {
-  HKERN_SIM(2.0 * (double)m * (double)n, HLA_OK);
+  HKERN_SIM(HKERN_SIM_MEM, 2.0 * (double)m * (double)n, (double)m * (double)n * sizeof(hreal), 0,
+            HLA_OK);
   if (!fits(m) || !fits(n) || !fits(incx) || !fits(incy) || !fits(lda)) return HLA_ERR_ARG;
   if (m <= 0 || n <= 0) {
     /* y := beta y still applies to the (possibly non-empty) output vector. */
@@ -81,12 +85,12 @@ int64_t hkern_idamax(int64_t n, const hreal *x, int64_t incx) {
 }
 
 void hkern_dscal(int64_t n, hreal alpha, hreal *x, int64_t incx) {
-  HKERN_SIM((double)n);
+  HKERN_SIM(HKERN_SIM_MEM, (double)n, (double)n * sizeof(hreal), 0);
   for (int64_t i = 0; i < n; i++) x[i * incx] *= alpha;
 }
 
 void hkern_dswap(int64_t n, hreal *x, int64_t incx, hreal *y, int64_t incy) {
-  HKERN_SIM(2.0 * (double)n);
+  HKERN_SIM_WORDS(2.0 * (double)n);
   for (int64_t i = 0; i < n; i++) {
     hreal t = x[i * incx];
     x[i * incx] = y[i * incy];

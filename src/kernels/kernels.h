@@ -55,22 +55,29 @@ int hkern_threads_get(void);
 
 /* ---------------------------------------------------------------- simulation (sim.c) */
 
-/** HLA_SIM=model: every element kernel below charges its operation count to the simulated clock
- *  (hkern_sim_charge) and returns without computing (sim.c says what that keeps). Process-wide;
- *  set once (layout/grid.c). Without the SimGrid build the charge is a no-op and the switch stays
- *  off (src/settings.c refuses HLA_SIM=model there). */
+/** HLA_SIM=model: every element kernel below charges its work to the simulated clock
+ *  (hkern_sim_charge) and returns without computing (sim.c says what that keeps and how the work
+ *  is priced). Process-wide; set once (layout/grid.c). Without the SimGrid build the charge is a
+ *  no-op and the switch stays off (src/settings.c refuses HLA_SIM=model there). */
 void hkern_sim_set(int model);
 int hkern_sim_model(void);
-void hkern_sim_charge(double ops);
 
-/* In an element kernel: charge ops and return (ret...) in model mode. */
-#define HKERN_SIM(ops, ...)                                                                        \
+/** What a kernel's charge is priced as where the platform gives kernel rates (sim.c): ops is its
+ *  operation count (the price without rates); a and b its shape: GEMM k and min(m, n), PANEL and
+ *  GETRF min(m, n), MEM the bytes it moves. */
+typedef enum { HKERN_SIM_GEMM, HKERN_SIM_PANEL, HKERN_SIM_GETRF, HKERN_SIM_MEM } hkern_sim_kind;
+void hkern_sim_charge(hkern_sim_kind kind, double ops, double a, double b);
+
+/* In an element kernel: charge and return (ret...) in model mode. */
+#define HKERN_SIM(kind, ops, a, b, ...)                                                            \
   do {                                                                                             \
     if (hkern_sim_model()) {                                                                       \
-      hkern_sim_charge(ops);                                                                       \
+      hkern_sim_charge(kind, ops, a, b);                                                           \
       return __VA_ARGS__;                                                                          \
     }                                                                                              \
   } while (0)
+/* A memory-bound kernel that moves w words: w operations, or their bytes at the copy rate. */
+#define HKERN_SIM_WORDS(w, ...) HKERN_SIM(HKERN_SIM_MEM, (w), (w) * sizeof(hreal), 0, __VA_ARGS__)
 
 /* ---------------------------------------------------------------- element kernels
  * Declared for hreal (src/prec.h): double as written, and their float twins (hkern_sgemm, ...)

@@ -11,18 +11,18 @@
 #include "kernels/kernels.h"
 
 /* The simulation's model mode (sim.c): an m x n LU's flops (m n^2 - n^3/3 for m >= n, and the
- * transpose's otherwise) charged, and no interchanges: the pivots of a node's panel travel nowhere.
- */
-static int sim_lu(int64_t m, int64_t n, int64_t *ipiv) {
+ * transpose's otherwise) charged as kind (LAPACK's or the recursive panel's), and no interchanges:
+ * the pivots of a node's panel travel nowhere. */
+static int sim_lu(hkern_sim_kind kind, int64_t m, int64_t n, int64_t *ipiv) {
   const double k = (double)(m < n ? m : n), l = (double)(m < n ? n : m);
   for (int64_t r = 0; r < (m < n ? m : n); r++) ipiv[r] = r;
-  hkern_sim_charge(l * k * k - k * k * k / 3);
+  hkern_sim_charge(kind, l * k * k - k * k * k / 3, k, 0);
   return HLA_OK;
 }
 
 int hkern_dgetrf(int64_t m, int64_t n, hreal *A, int64_t lda, int64_t *ipiv, int64_t *info) {
   *info = -1;
-  if (hkern_sim_model()) return sim_lu(m, n, ipiv);
+  if (hkern_sim_model()) return sim_lu(HKERN_SIM_GETRF, m, n, ipiv);
   if (m < 0 || n < 0 || m > INT_MAX || n > INT_MAX || lda > INT_MAX || lda < (m > 1 ? m : 1))
     return HLA_ERR_ARG;
   int64_t k = m < n ? m : n;
@@ -92,7 +92,7 @@ static int rec_lu(int64_t m, int64_t n, hreal *A, int64_t lda, int64_t *ipiv, in
 
 int hkern_panel_lu(int64_t m, int64_t n, hreal *A, int64_t lda, int64_t *ipiv, int64_t *info) {
   *info = -1;
-  if (hkern_sim_model()) return sim_lu(m, n, ipiv);
+  if (hkern_sim_model()) return sim_lu(HKERN_SIM_PANEL, m, n, ipiv);
   if (m < 0 || n < 0 || lda < (m > 1 ? m : 1)) return HLA_ERR_ARG;
   return rec_lu(m, n, A, lda, ipiv, info, 0);
 }
@@ -101,7 +101,7 @@ int hkern_panel_lu(int64_t m, int64_t n, hreal *A, int64_t lda, int64_t *ipiv, i
 
 void hkern_dlaswp(int64_t n, hreal *A, int64_t lda, int64_t k1, int64_t k2, const int64_t *ipiv,
                   int inc) {
-  HKERN_SIM(2.0 * (double)n * (double)(k2 > k1 ? k2 - k1 : 0));
+  HKERN_SIM_WORDS(2.0 * (double)n * (double)(k2 > k1 ? k2 - k1 : 0));
   enum { JB = 32 }; /* columns per sweep: each sweep's rows stay in cache */
   if (n <= 0 || k2 <= k1) return;
   for (int64_t j0 = 0; j0 < n; j0 += JB) {
@@ -124,7 +124,7 @@ void hkern_dlaswp(int64_t n, hreal *A, int64_t lda, int64_t k1, int64_t k2, cons
 
 void hkern_dlacpy(char uplo, int64_t m, int64_t n, const hreal *A, int64_t lda, hreal *B,
                   int64_t ldb) {
-  HKERN_SIM((double)m * (double)n);
+  HKERN_SIM_WORDS((double)m * (double)n);
   for (int64_t j = 0; j < n; j++) {
     int64_t lo = 0, hi = m;
     if (uplo == 'U' || uplo == 'u')
@@ -136,7 +136,7 @@ void hkern_dlacpy(char uplo, int64_t m, int64_t n, const hreal *A, int64_t lda, 
 }
 
 void hkern_dlaset(int64_t m, int64_t n, hreal offdiag, hreal diag, hreal *A, int64_t lda) {
-  HKERN_SIM((double)m * (double)n);
+  HKERN_SIM_WORDS((double)m * (double)n);
   for (int64_t j = 0; j < n; j++) {
     hreal *c = A + j * lda;
     for (int64_t i = 0; i < m; i++) c[i] = offdiag;

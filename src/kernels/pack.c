@@ -7,7 +7,7 @@
 #define PACK_OMP_MIN ((int64_t)1 << 18)
 
 void hkern_pack(int64_t m, int64_t n, const hreal *A, int64_t lda, hreal *buf) {
-  HKERN_SIM((double)m * (double)n);
+  HKERN_SIM_WORDS((double)m * (double)n);
   if (m <= 0 || n <= 0) return;
   if (lda == m) {
     memcpy(buf, A, (size_t)(m * n) * sizeof(hreal));
@@ -18,7 +18,7 @@ void hkern_pack(int64_t m, int64_t n, const hreal *A, int64_t lda, hreal *buf) {
 }
 
 void hkern_unpack(int64_t m, int64_t n, const hreal *buf, hreal *A, int64_t lda) {
-  HKERN_SIM((double)m * (double)n);
+  HKERN_SIM_WORDS((double)m * (double)n);
   if (m <= 0 || n <= 0) return;
   if (lda == m) {
     memcpy(A, buf, (size_t)(m * n) * sizeof(hreal));
@@ -37,7 +37,7 @@ static int64_t run_length(int64_t nr, const int64_t *rows, int64_t r) {
 
 void hkern_pack_idx(int64_t nr, const int64_t *rows, int64_t nc, const int64_t *cols,
                     const hreal *A, int64_t lda, hreal *buf) {
-  HKERN_SIM((double)nr * (double)nc);
+  HKERN_SIM_WORDS((double)nr * (double)nc);
   if (nr <= 0 || nc <= 0) return;
 #pragma omp parallel for schedule(static) if (nr * nc >= PACK_OMP_MIN)
   for (int64_t c = 0; c < nc; c++) {
@@ -53,7 +53,7 @@ void hkern_pack_idx(int64_t nr, const int64_t *rows, int64_t nc, const int64_t *
 
 void hkern_unpack_idx(int64_t nr, const int64_t *rows, int64_t nc, const int64_t *cols,
                       const hreal *buf, hreal *A, int64_t lda) {
-  HKERN_SIM((double)nr * (double)nc);
+  HKERN_SIM_WORDS((double)nr * (double)nc);
   if (nr <= 0 || nc <= 0) return;
 #pragma omp parallel for schedule(static) if (nr * nc >= PACK_OMP_MIN)
   for (int64_t c = 0; c < nc; c++) {
