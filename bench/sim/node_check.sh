@@ -51,12 +51,12 @@ PY
       cp "$tmp/$how.xml" "$tmp/plat.xml"
       if [ "$op" = lu ]; then
         t=$(sim_run "$P" "$tmp" "$build/sim_lu" --n "$n" --nb "$a" --cases flat --grid "$grid" \
-          --bcast "$b" | sed -n 's/^P=.* seconds=\([0-9.]*\) .*/\1/p')
+          --bcast "$b" --speed "${plat_speed}e9" | sed -n 's/^P=.* seconds=\([0-9.]*\) .*/\1/p')
         echo "lu grid=$grid n=$n nb=$a bcast=$b priced=$how real=$c sim=$t"
       else
         g=1 && [ "$d" = hsumma ] && g=$c
         t=$(sim_run "$P" "$tmp" "$build/sim_matmul" --n "$n" --b "$a" --nb "$b" --grid "$grid" \
-          --groups "$g" | sed -n 's/^P=.* seconds=\([0-9.]*\) .*/\1/p')
+          --groups "$g" --speed "${plat_speed}e9" | sed -n 's/^P=.* seconds=\([0-9.]*\) .*/\1/p')
         echo "mm grid=$grid n=$n b=$a nb=$b alg=$d groups=$c priced=$how real=$e sim=$t"
       fi
     done
