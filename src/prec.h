@@ -35,6 +35,7 @@ typedef float hreal;
 #define hkern_unpack     hkern_unpack_s
 #define hkern_pack_idx   hkern_pack_idx_s
 #define hkern_unpack_idx hkern_unpack_idx_s
+#define hkern_transpose  hkern_transpose_s
 
 #else
 typedef double hreal;

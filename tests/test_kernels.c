@@ -290,6 +290,22 @@ static void test_copies(void) {
   free(A), free(B), free(C);
 }
 
+/* Ragged on both sides of the 32 x 32 tiles, and nothing written past B's n rows. */
+static void test_transpose(void) {
+  int64_t m = 37, n = 70, lda = 41, ldb = 73;
+  double *A = rand_mat(14, m, n, lda), *B = rand_mat(15, n, m, ldb);
+  hkern_transpose(m, n, A, lda, B, ldb);
+  int ok = 1;
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < m; i++) ok &= B[j + i * ldb] == A[i + j * lda];
+  for (int64_t i = 0; i < m; i++) ok &= B[n + i * ldb] == -99.0;
+  CU_ASSERT(ok);
+  hkern_transpose(0, n, A, lda, B, ldb); /* empty: nothing to do, nothing touched */
+  hkern_transpose(m, 0, A, lda, B, ldb);
+  CU_ASSERT_EQUAL(B[1 + 2 * ldb], A[2 + 1 * lda]);
+  free(A), free(B);
+}
+
 /* Big enough to take the OpenMP path of the packing kernels. */
 static void test_pack_large(void) {
   int64_t m = 700, n = 400, ld = 703;
@@ -365,7 +381,7 @@ static void test_sim_pricing(void) {
 void hla_test_register(void) {
   HT_SUITE("kernels", test_thread_policy, test_dgemm, test_dtrsm_ger_gemv, test_idamax,
            test_lu_random, test_lu_ties, test_lu_singular, test_dlaswp, test_dlange, test_copies,
-           test_pack_large);
+           test_transpose, test_pack_large);
 #ifdef HLA_SMPI
   HT_SUITE("kernels_sim", test_sim_pricing);
 #endif

@@ -183,4 +183,9 @@ void hkern_pack_idx(int64_t nr, const int64_t *rows, int64_t nc, const int64_t *
 void hkern_unpack_idx(int64_t nr, const int64_t *rows, int64_t nc, const int64_t *cols,
                       const hreal *buf, hreal *A, int64_t lda);
 
+/** B := A^T: the m x n strided block A (leading dimension lda) into the n x m block B (leading
+ *  dimension ldb), in tiles that keep both the rows read and the columns written in cache.
+ *  Cost mn words. */
+void hkern_transpose(int64_t m, int64_t n, const hreal *A, int64_t lda, hreal *B, int64_t ldb);
+
 #endif

@@ -66,3 +66,16 @@ void hkern_unpack_idx(int64_t nr, const int64_t *rows, int64_t nc, const int64_t
     }
   }
 }
+
+void hkern_transpose(int64_t m, int64_t n, const hreal *A, int64_t lda, hreal *B, int64_t ldb) {
+  HKERN_SIM_WORDS((double)m * (double)n);
+  enum { T = 32 };
+  for (int64_t j0 = 0; j0 < n; j0 += T) {
+    const int64_t j1 = j0 + T < n ? j0 + T : n;
+    for (int64_t i0 = 0; i0 < m; i0 += T) {
+      const int64_t i1 = i0 + T < m ? i0 + T : m;
+      for (int64_t i = i0; i < i1; i++)
+        for (int64_t j = j0; j < j1; j++) B[j + i * ldb] = A[i + j * lda];
+    }
+  }
+}

@@ -102,18 +102,7 @@ void mm_pack_a(const mm_ctx *x, const mm_piece *p, hreal *dst) {
 }
 
 void mm_pack_bt(const mm_ctx *x, const mm_piece *p, hreal *dst) {
-  const int64_t nloc = x->nloc, ldb = x->ldb, w = p->w;
-  const hreal *src = x->b + p->loc;
-  /* Tiles keep both the rows read and the columns written in cache. */
-  enum { T = 32 };
-  for (int64_t j0 = 0; j0 < nloc; j0 += T) {
-    int64_t j1 = j0 + T < nloc ? j0 + T : nloc;
-    for (int64_t t0 = 0; t0 < w; t0 += T) {
-      int64_t t1 = t0 + T < w ? t0 + T : w;
-      for (int64_t t = t0; t < t1; t++)
-        for (int64_t j = j0; j < j1; j++) dst[j + t * nloc] = src[t + j * ldb];
-    }
-  }
+  hkern_transpose(p->w, x->nloc, x->b + p->loc, x->ldb, dst, x->nloc);
 }
 
 void mm_scale(const mm_ctx *x) {
