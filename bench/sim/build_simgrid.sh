@@ -25,8 +25,9 @@
 # ints), looking each rank up in its group up to six times; and the engine found an actor by its
 # id in a tree (now also an array by id). The 16,384-rank sample of
 # bench/results/sim/simulator_cost_2026-11-27.txt 11: 136 s against 151 s, the same simulated time.
-# bench/sim/common.sh also runs the simulator on tcmalloc (libtcmalloc-minimal4, installed here). Needs root for apt
-# (a deb-src entry for bookworm is added if there is none) and about 11 minutes of 2 cores.
+# bench/sim/common.sh also runs the simulator on tcmalloc (libtcmalloc-minimal4, installed here).
+# Needs root for apt (a deb-src entry for bookworm is added if there is none) and about 11 minutes
+# of 2 cores.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 prefix=${1:-/opt/simgrid-3.32-hla}
