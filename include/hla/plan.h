@@ -71,6 +71,10 @@ enum { HPLAN_INTRA = 0, HPLAN_INTER = 1 };
 #define HPLAN_BCAST_SIZES                                                                          \
   { 8.0, 65536.0, 1048576.0 }
 #define HPLAN_NBCAST 3
+/* How many of each are timed back to back (one tiny broadcast alone is within the barrier's skew):
+ * the segmented chain stays full from one to the next, which the calibration's model follows. */
+#define HPLAN_BCAST_INNER                                                                          \
+  { 20, 4, 1 }
 /* MPI's non-blocking broadcast (what the multiply overlaps) measured on three environments: the
  * world, every row of the probe's grid at once, every column at once; HPLAN_IBCAST_BYTES each. */
 enum { HPLAN_IB_WORLD = 0, HPLAN_IB_ROWS, HPLAN_IB_COLS, HPLAN_NIBCAST };

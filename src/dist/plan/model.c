@@ -26,16 +26,16 @@
  * consecutive ranks crosses nodes in log2(nodes) of its steps, a flat root sends p - per_node of
  * its messages across, a chain crosses spans - 1 links, a ring runs at the slowest link.
  * Every measured world broadcast calibrates its algorithm by kappa = measured / modelled (median
- * of the three sizes, clamped to [0.3, 5]). MPI's non-blocking broadcast, which the multiply
- * overlaps, is modelled apart: its algorithm need not be the blocking one's (SimGrid's MPI_Ibcast
- * is a flat tree whatever MPI_Bcast is; Open MPI's libnbc has its own trees). Of the shapes
- * native, flat, pipeline, binomial and scatter-allgather, the one whose modelled times are
- * proportional to the measured ones on the world, all rows at once and all columns at once (the
- * least spread of log(measured / modelled)) is its shape, and the geometric mean of the ratios
- * (clamped to [0.1, 5]) its level; a shape that misses one of them by more than 1.5 x is no fit,
- * and with none the blocking native broadcast's model stands in. (Under SimGrid on a torus none
- * fits: the flat tree's cost there depends on how many of the root node's links its messages
- * spread over, which grows with the partition.)
+ * of the three sizes, clamped to [0.3, 5]; the chain's as the probe times them, back to back).
+ * MPI's non-blocking broadcast, which the multiply overlaps, is modelled apart: its algorithm need
+ * not be the blocking one's (SimGrid's MPI_Ibcast is a flat tree whatever MPI_Bcast is; Open MPI's
+ * libnbc has its own trees). Of the shapes native, flat, pipeline, binomial and scatter-allgather,
+ * the one whose modelled times are proportional to the measured ones on the world, all rows at once
+ * and all columns at once (the least spread of log(measured / modelled)) is its shape, and the
+ * geometric mean of the ratios (clamped to [0.1, 5]) its level; a shape that misses one of them by
+ * more than 1.5 x is no fit, and with none the blocking native broadcast's model stands in. (Under
+ * SimGrid on a torus none fits: the flat tree's cost there depends on how many of the root node's
+ * links its messages spread over, which grows with the partition.)
  *
  * On a torus (hplan_machine.torus, hplan_target.torus), or else on the ports of a non-blocking
  * network (hplan_machine.port_beta), a broadcast over an environment whose ranks are known is
@@ -98,7 +98,8 @@
  * others' update); else two supersteps of the column, h = (jb^2 + jb C / M)(M - 1) from the
  * diagonal owner and jb C (M - 1) / M, and a trsm of jb^2 C / M flops; otherwise a trsm (jb^2 C
  * flops) on one process row and bcast(col, jb C 8), with the columns of one node at once (on a
- * torus or ports); update  dgemm(R', C, jb), R' = local rows >= j0
+ * torus or ports; as pipelined chains, which drift out of step, one chain and part of the rest's
+ * excess); update  dgemm(R', C, jb), R' = local rows >= j0
  * + jb. Without look-ahead (or N = 1) a step is the sum. With look-ahead and N > 1 the owner of
  * block k + 1 updates that block, factors panel k + 1 and (flat rows) posts its L panel on the
  * row's board (N > 2 on one node, the library's broadcasts: the others read it in place, L = 0) or
@@ -277,6 +278,7 @@ static double share(int cores, int r, int t) {
 
 /* Model of the world broadcast at the probe's placement, without calibration. */
 static double bcast_raw(const hp_ctx *x, hp_env e, int alg, double bytes);
+static double bcast_seg(const hp_ctx *x, hp_env e, int alg, double m, double seg);
 
 /* Whether most of the probe's node pairs lay in two leaves (its inter-node latency, their median,
  * then includes the spine's). */
@@ -486,11 +488,19 @@ void hp_ctx_make(hp_ctx *x, const hplan_machine *m, int P, int nodes, int rpn, i
     y.net = torus_of(m, y.nodes);
     hp_env w = hp_env_of(&y, 0, 1, y.P);
     const double sizes[HPLAN_NBCAST] = HPLAN_BCAST_SIZES;
+    const int inner[HPLAN_NBCAST] = HPLAN_BCAST_INNER;
     for (int a = HBSP_NATIVE; a <= HBSP_SCATTER_ALLGATHER; a++) {
       double r[HPLAN_NBCAST];
       int nr = 0;
       for (int s = 0; s < HPLAN_NBCAST; s++) {
-        double mod = bcast_raw(&y, w, a, sizes[s]);
+        /* Timed back to back, the chain's broadcasts follow each other's segments down it: one
+         * chain of all their segments. (Modelled one at a time they calibrated the torus's chain
+         * at 0.32, its throughput; its one broadcast timed alone gives 1.09.) The trees' roots
+         * send each broadcast's messages before the next one's: one at a time. */
+        const double X = ceil(sizes[s] / 65536.0);
+        double mod = a == HBSP_PIPELINE
+                         ? bcast_seg(&y, w, a, inner[s] * sizes[s], sizes[s] / X) / inner[s]
+                         : bcast_raw(&y, w, a, sizes[s]);
         if (m->bcast[a][s] > 0 && mod > 0) r[nr++] = m->bcast[a][s] / mod;
       }
       if (nr == 0) continue;
@@ -645,11 +655,11 @@ double hp_torus_trade(const hp_ctx *x, hp_env e, double m) {
 }
 
 /* Broadcast over e with the inter-node link on the messages that cross nodes (uncalibrated); on a
- * torus, routed (torus.c). */
-static double bcast_raw(const hp_ctx *x, hp_env e, int alg, double m) {
+ * torus, routed (torus.c); the chain in segments of seg. */
+static double bcast_seg(const hp_ctx *x, hp_env e, int alg, double m, double seg) {
   if (e.p <= 1) return 0.0;
   if (x->net.nd > 0 && e.n1 > 0 && e.spans > 1) {
-    double t = torus_bcast(x, e, alg, m, 65536.0);
+    double t = torus_bcast(x, e, alg, m, seg);
     if (t >= 0) return t;
   }
   /* all at once inside a node: the network model's messages there do not share (a node's memory
@@ -665,7 +675,7 @@ static double bcast_raw(const hp_ctx *x, hp_env e, int alg, double m) {
   case HBSP_FLAT:
     return (p - q) * (ie.alpha + m * ie.beta) + (q - 1) * (ia.alpha + m * ia.beta);
   case HBSP_PIPELINE:
-    X = fmax(1.0, ceil(m / 65536.0));
+    X = fmax(1.0, ceil(m / seg));
     return (X - 1) * (ie.alpha + m / X * ie.beta) + (e.spans - 1) * (ie.alpha + m / X * ie.beta) +
            (p - e.spans) * (ia.alpha + m / X * ia.beta);
   case HBSP_BINOMIAL:
@@ -678,6 +688,11 @@ static double bcast_raw(const hp_ctx *x, hp_env e, int alg, double m) {
     return fmin(t, bcast1(HBSP_PIPELINE, p, m, 131072.0, ie));
   }
   }
+}
+
+/* ... in the library's segments (coll.c) */
+static double bcast_raw(const hp_ctx *x, hp_env e, int alg, double m) {
+  return bcast_seg(x, e, alg, m, 65536.0);
 }
 
 double hp_ibcast(const hp_ctx *x, hp_env e, double bytes) {
@@ -1118,6 +1133,19 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
       const hp_env ucol = hp_env_family(ucol0, 1, (int)cols, 0, 1);
       Ub = hier ? hp_bcast_nodes(x, ucol, ualg, 8.0 * jb * Cn)
                 : hp_bcast(x, ucol, ualg, 8.0 * jb * Cn);
+      if (ualg == HBSP_PIPELINE && cols > 1) {
+        /* The chains do not stay in lockstep (bench/results/sim/lu_u_chains_2026-11-28.txt).
+         * Out of step, the critical one (the next panel's column) finds another's segment on its
+         * link the fraction d of the time that a chain alone spends moving bytes, d = (Tk/T1 - 1)
+         * / (k - 1) from the family's time Tk and one chain's T1; and a chain a hop ahead keeps
+         * the next link to itself and stays ahead, so of the others about half still meet it:
+         * T1 + d/2 (Tk - T1). (Torus: d 0.74-0.87; fat tree: 0.3-0.4, its hops mostly latency.) */
+        const hp_env one = hp_env_family(ucol0, 1, 1, 0, 1);
+        const double T1 = hier ? hp_bcast_nodes(x, one, ualg, 8.0 * jb * Cn)
+                               : hp_bcast(x, one, ualg, 8.0 * jb * Cn);
+        const double d = T1 > 0 ? clampd((Ub / T1 - 1) / (double)(cols - 1), 0.0, 1.0) : 0.0;
+        Ub = T1 + 0.5 * d * (Ub - T1);
+      }
     }
     cmp += Ub;
     double upd = hp_gemm(x, R1, Cn, jb);

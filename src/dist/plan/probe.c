@@ -564,14 +564,11 @@ static int probe_body(hbsp_env env, probe_ws *w, hplan_machine *m) {
   /* world broadcasts per algorithm */
   if (P > 1) {
     const double sizes[HPLAN_NBCAST] = HPLAN_BCAST_SIZES;
+    const int inner[HPLAN_NBCAST] = HPLAN_BCAST_INNER;
     for (int a = HBSP_NATIVE; a <= HBSP_SCATTER_ALLGATHER; a++)
       for (int s = 0; s < HPLAN_NBCAST; s++) {
         bcast_arg b = {w->penv, w->bb, (size_t)sizes[s], {(hbsp_alg)a, 0, 0}, 0, NULL};
-        HLA_CALL(hplan_timed(pc, 1, 0, run_bcast, NULL, &b,
-                             s == 0   ? 20
-                             : s == 1 ? 4
-                                      : 1,
-                             &m->bcast[a][s]));
+        HLA_CALL(hplan_timed(pc, 1, 0, run_bcast, NULL, &b, inner[s], &m->bcast[a][s]));
       }
   }
 
