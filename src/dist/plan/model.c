@@ -90,11 +90,13 @@
  * recursion's U12 blocks, and the flops; L       bcast(row, (jb + 1 + R jb) 8) (two levels by node
  * in the hierarchical variant); swaps   right of the panel: M = 1 local copies of 2 jb rows; M > 1
  * one superstep of the column, h = 2 jb (M - 1)/M (local columns right of the panel; on a torus or
- * ports the diagonal owners' trades with their columns routed, hp_torus_trade); left of it
+ * ports the diagonal owners' trades routed, of the columns that hold blocks right of the panel,
+ * hp_torus_trade); left of it
  * once at the end: the rows below the panel, one pass per column (M > 1: one superstep); U (the
  * automatic HLA_SWAP_ROWS; the long swap is not modelled) flat with 1 < M <= HLU_USPLIT_MAX: where
  * M = 2 or pr has jb/2 rows less than another rank below the block, streamed (the trsm of block k+1
- * and the first slice, a message of them, and what pr's whole trsm and update take beyond the
+ * and the first slice, a message of them (routed: a node's columns' at once, out of step, as the
+ * chains below), and what pr's whole trsm and update take beyond the
  * others' update); else two supersteps of the column, h = (jb^2 + jb C / M)(M - 1) from the
  * diagonal owner and jb C (M - 1) / M, and a trsm of jb^2 C / M flops; otherwise a trsm (jb^2 C
  * flops) on one process row and bcast(col, jb C 8), with the columns of one node at once (on a
@@ -1020,6 +1022,18 @@ static double lu_panel(const hp_ctx *x, const hp_lu *c, hp_env col, double R, do
   return t;
 }
 
+/* A node's k process columns sending their U blocks at once, priced tk routed together and t1 one
+ * alone: they do not stay in step (bench/results/sim/lu_u_chains_2026-11-28.txt). Out of step, the
+ * critical one (the next panel's column) finds another's bytes on its link the fraction d of the
+ * time that one alone spends moving bytes, d = (tk/t1 - 1) / (k - 1); and one a hop ahead keeps
+ * the next link to itself and stays ahead, so of the others about half still meet it. (Torus
+ * chains: d 0.74-0.87; fat tree chains 0.3-0.4, their hops mostly latency.) */
+static double out_of_step(double t1, double tk, int64_t k) {
+  if (k < 2 || t1 <= 0 || tk <= t1) return tk;
+  const double d = clampd((tk / t1 - 1) / (double)(k - 1), 0.0, 1.0);
+  return t1 + 0.5 * d * (tk - t1);
+}
+
 double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm, double *exposed) {
   int64_t n = c->n;
   int nb = c->nb, M = c->M, N = c->N;
@@ -1066,6 +1080,15 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
     double jb = (double)(j1 - j0);
     double R0 = local_from(n, j0, nb, M), R1 = local_from(n, j1, nb, M);
     double Cn = local_from(n, j1, nb, N);
+    /* the process columns that hold blocks right of the panel: they alone swap rows and take U */
+    int64_t cols = (n - j1 + nb - 1) / nb;
+    if (cols > N) cols = N;
+    if (cols < 1) cols = 1;
+    const hp_env right = hp_env_family(ucol0, 1, (int)cols, 0, 1);
+    /* ... and of those a node's send their U blocks at once */
+    const int64_t ucols = cols < x->rpn ? cols : x->rpn;
+    const hp_env ucol = hp_env_family(ucol0, 1, (int)ucols, 0, 1),
+                 one = hp_env_family(ucol0, 1, 1, 0, 1);
     double cmp = 0; /* communication of this step */
     double panel;
     if (la && k > 0)
@@ -1089,7 +1112,10 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
       swap = pack_t(x, 2.0 * jb * (8 + 48) * Cn);
       cp += swap;
     } else {
-      double h = 2.0 * jb * (M - 1) / M * Cn, tr = hp_torus_trade(x, col, 8.0 * jb * Cn / M);
+      /* one superstep of each column right of the panel, all in step (routed: 0.5-2.3 x the
+       * simulated ranks' most time in them on the fat tree, where the whole row's columns took
+       * up to 4 x) */
+      double h = 2.0 * jb * (M - 1) / M * Cn, tr = hp_torus_trade(x, right, 8.0 * jb * Cn / M);
       double s = tr >= 0 ? hp_sync(x, col, 0) + tr : hp_sync(x, col, h);
       swap = pack_t(x, 2.0 * (8 + 48) * h) + s;
       cmp += s;
@@ -1116,7 +1142,12 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
                                           : (double)HLU_FIRST_BLOCKS * nb));
       double all = 0.6 * hp_gemm(x, jb, Cn, jb) + pack_t(x, 8.0 * jb * Cn);
       trsm = 0.6 * hp_gemm(x, jb, first, jb) + pack_t(x, 8.0 * jb * first);
-      Ub = hp_sync(x, col, jb * first);
+      /* point to point from pr, routed on a network as a node's columns' at once, out of step
+       * (at the probe's g, every rank of a node sending, 4 x 64 came out 1.30 x on the fat tree) */
+      const double tk = hp_torus_trade(x, ucol, 8.0 * jb * first);
+      Ub = tk >= 0 ? hp_sync(x, col, 0) +
+                         out_of_step(hp_torus_trade(x, one, 8.0 * jb * first), tk, ucols)
+                   : hp_sync(x, col, jb * first);
       double late = all + (R1pr > 0 ? hp_gemm(x, R1pr, Cn, jb) : 0.0) - hp_gemm(x, R1, Cn, jb);
       if (late > trsm + Ub) trsm = late - Ub;
     } else if (usplit) { /* pr scatters L11 and the parts, all solve theirs, one exchange */
@@ -1127,25 +1158,12 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
                   : 0.0;
     } else {
       trsm = Cn > 0 ? 0.6 * hp_gemm(x, jb, Cn, jb) + pack_t(x, 8.0 * jb * Cn) : 0.0;
-      int64_t cols = (n - j1 + nb - 1) / nb; /* block columns right of the panel */
-      if (cols > N) cols = N;
-      if (cols > x->rpn) cols = x->rpn;
-      const hp_env ucol = hp_env_family(ucol0, 1, (int)cols, 0, 1);
       Ub = hier ? hp_bcast_nodes(x, ucol, ualg, 8.0 * jb * Cn)
                 : hp_bcast(x, ucol, ualg, 8.0 * jb * Cn);
-      if (ualg == HBSP_PIPELINE && cols > 1) {
-        /* The chains do not stay in lockstep (bench/results/sim/lu_u_chains_2026-11-28.txt).
-         * Out of step, the critical one (the next panel's column) finds another's segment on its
-         * link the fraction d of the time that a chain alone spends moving bytes, d = (Tk/T1 - 1)
-         * / (k - 1) from the family's time Tk and one chain's T1; and a chain a hop ahead keeps
-         * the next link to itself and stays ahead, so of the others about half still meet it:
-         * T1 + d/2 (Tk - T1). (Torus: d 0.74-0.87; fat tree: 0.3-0.4, its hops mostly latency.) */
-        const hp_env one = hp_env_family(ucol0, 1, 1, 0, 1);
-        const double T1 = hier ? hp_bcast_nodes(x, one, ualg, 8.0 * jb * Cn)
-                               : hp_bcast(x, one, ualg, 8.0 * jb * Cn);
-        const double d = T1 > 0 ? clampd((Ub / T1 - 1) / (double)(cols - 1), 0.0, 1.0) : 0.0;
-        Ub = T1 + 0.5 * d * (Ub - T1);
-      }
+      if (ualg == HBSP_PIPELINE) /* the chains; the trees' few long steps stay in step */
+        Ub = out_of_step(hier ? hp_bcast_nodes(x, one, ualg, 8.0 * jb * Cn)
+                              : hp_bcast(x, one, ualg, 8.0 * jb * Cn),
+                         Ub, ucols);
     }
     cmp += Ub;
     double upd = hp_gemm(x, R1, Cn, jb);
