@@ -380,6 +380,29 @@ static void test_bcast_calibration_back_to_back(void) {
                          1e-9 * m.bcast[HBSP_PIPELINE][2]);
 }
 
+/* MPI's blocking broadcast measured as one of the library's at every size (SimGrid's MPI_Bcast and
+ * the binomial tree) is modelled as that one; one size apart by a tenth, as the cheapest of three
+ * shapes, calibrated. */
+static void test_native_bcast_shape(void) {
+  hplan_machine m;
+  hplan_machine_synthetic(&m, 64, 16, 4, 1e10, (hplan_link){1e-6, 1e-10}, (hplan_link){3e-6, 1e-8});
+  const double t[HPLAN_NBCAST] = {2e-5, 4e-4, 6e-3};
+  for (int s = 0; s < HPLAN_NBCAST; s++)
+    m.bcast[HBSP_BINOMIAL][s] = m.bcast[HBSP_NATIVE][s] = t[s], m.bcast[HBSP_FLAT][s] = 3 * t[s];
+  hp_ctx x;
+  hp_ctx_make(&x, &m, 1024, 256, 4, 1);
+  const hp_env col = hp_env_of(&x, 0, 32, 32);
+  CU_ASSERT_EQUAL(x.native_alg, HBSP_BINOMIAL);
+  CU_ASSERT_DOUBLE_EQUAL(hp_bcast(&x, col, HBSP_NATIVE, 1e5), hp_bcast(&x, col, HBSP_BINOMIAL, 1e5),
+                         0);
+  CU_ASSERT_DOUBLE_EQUAL(hp_bcast(&x, col, HBSP_AUTO, 1e5), hp_bcast(&x, col, HBSP_BINOMIAL, 1e5),
+                         0);
+  m.bcast[HBSP_NATIVE][1] *= 1.1;
+  hp_ctx_make(&x, &m, 1024, 256, 4, 1);
+  CU_ASSERT_EQUAL(x.native_alg, 0);
+  CU_ASSERT(hp_bcast(&x, col, HBSP_NATIVE, 1e5) != hp_bcast(&x, col, HBSP_BINOMIAL, 1e5));
+}
+
 static void test_ibcast_shape(void) {
   hplan_machine m;
   hplan_machine_synthetic(&m, 64, 16, 4, 1e10, (hplan_link){1e-6, 1e-10}, (hplan_link){3e-6, 1e-8});
@@ -896,7 +919,8 @@ void hla_test_register(void) {
            test_crossovers, test_pipeline_segment, test_hsumma_ends_are_summa,
            test_hsumma_crossover, test_exascale_table, test_partners, test_relabel_kl,
            test_relabel_climb, test_planner_hsumma_vs_summa, test_bcast_calibration_back_to_back,
-           test_ibcast_shape, test_planner_3d_memory, test_planner_lu, test_planner_placements);
+           test_native_bcast_shape, test_ibcast_shape, test_planner_3d_memory, test_planner_lu,
+           test_planner_placements);
   HT_SUITE("machine_file", test_check_fields, test_check_before_ranking, test_save_load,
            test_file_values_rejected, test_foreign_file_kept, test_old_file_and_other_entries,
            test_fuzz_corpus);

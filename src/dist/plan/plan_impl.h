@@ -48,6 +48,7 @@ typedef struct {
   double alloc;                  /* bytes/s of fresh (page-faulting) memory per rank */
   hplan_link intra, inter;
   double kappa[6];       /* measured / modelled world broadcast per hbsp_alg (calibration) */
+  int native_alg;        /* the library's algorithm that MPI_Bcast measured as, or 0 (model.c) */
   int ib_alg;            /* the shape (hbsp_alg, HP_FLAT_ALL) that fits MPI_Ibcast's ... */
   double ib_kappa;       /* ... and its level: hp_ibcast = ib_kappa x that algorithm's model */
   double ovl;            /* share of a non-blocking broadcast hidden by a dgemm */
