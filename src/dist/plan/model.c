@@ -736,13 +736,28 @@ static double bcast_first(const hp_ctx *x, hp_env e, int alg, double bytes) {
   return x->kappa[alg] * X * (lk.alpha + bytes / X * lk.beta);
 }
 
-double hp_bcast_nodes(const hp_ctx *x, hp_env e, int alg, double bytes) {
-  if (e.spans <= 1 || e.per_node <= 1 || e.spans >= e.p) return hp_bcast(x, e, alg, bytes);
-  hp_env in = {.p = e.per_node, .spans = 1, .per_node = e.per_node},
-         lead = {.p = e.spans, .spans = e.spans, .per_node = 1};
+/* e's two levels by node (hlu_bcast): a node's ranks and the nodes' leaders; 0 where e has one. */
+static int node_levels(const hp_ctx *x, hp_env e, hp_env *in, hp_env *lead) {
+  if (e.spans <= 1 || e.per_node <= 1 || e.spans >= e.p) return 0;
+  *in = (hp_env){.p = e.per_node, .spans = 1, .per_node = e.per_node};
+  *lead = (hp_env){.p = e.spans, .spans = e.spans, .per_node = 1};
   if (e.n1 > 0 && e.stride > 0 && x->rpn % e.stride == 0 && e.per_node == x->rpn / e.stride)
-    lead = e, lead.p = e.spans, lead.stride = x->rpn, lead.per_node = 1; /* nodes in a run */
+    *lead = e, lead->p = e.spans, lead->stride = x->rpn, lead->per_node = 1; /* nodes in a run */
+  return 1;
+}
+
+double hp_bcast_nodes(const hp_ctx *x, hp_env e, int alg, double bytes) {
+  hp_env in, lead;
+  if (!node_levels(x, e, &in, &lead)) return hp_bcast(x, e, alg, bytes);
   return 2 * hp_bcast(x, in, alg, bytes) + hp_bcast(x, lead, alg, bytes);
+}
+
+/* ... and until relative rank 1 has it: in the root's node but where the root is its node's last
+ * rank (1 in per_node), after the leaders' broadcast. */
+static double bcast_nodes_first(const hp_ctx *x, hp_env e, int alg, double bytes) {
+  hp_env in, lead;
+  if (!node_levels(x, e, &in, &lead)) return bcast_first(x, e, alg, bytes);
+  return bcast_first(x, in, alg, bytes) + hp_bcast(x, lead, alg, bytes) / e.per_node;
 }
 
 double hp_sync(const hp_ctx *x, hp_env e, double h) {
@@ -1021,10 +1036,14 @@ static double lu_panel(const hp_ctx *x, const hp_lu *c, hp_env col, double R, do
     /* on a network the model knows, the column's records go over links that nobody else uses
      * meanwhile (the probe's beta has every rank of a node sending), a message's latency a step */
     const double tx = flat && !pboard ? torus_exchange(x, one, 8 * recw) : -1.0;
-    double percol = pboard    ? c->M * recw * x->gw_node
-                    : tx >= 0 ? tx
-                    : flat    ? hp_allreduce_small(x, col, 0) + lg2c(c->M) * 8 * recw * beta
-                              : hp_allreduce_small(x, col, hier) + hp_sync(x, col, c->M * (jb + 1));
+    /* two levels: the winner's row to the column's others, routed where the network is known */
+    const double tr = flat ? -1.0 : hp_torus_trade(x, one, 8 * (jb + 1));
+    double percol =
+        pboard    ? c->M * recw * x->gw_node
+        : tx >= 0 ? tx
+        : flat    ? hp_allreduce_small(x, col, 0) + lg2c(c->M) * 8 * recw * beta
+                  : hp_allreduce_small(x, col, hier) +
+                     (tr >= 0 ? hp_sync(x, col, 0) + tr : hp_sync(x, col, c->M * (jb + 1)));
     double leafmem = pack_t(x, 8.0 * R * 8); /* the BLAS-2 leaf updates, memory bound */
     /* the recursion's U12 blocks go down the panel's column alone (routed as every column's at
      * once, their messages shared ports with columns that send nothing meanwhile) */
@@ -1118,8 +1137,11 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
     cmp += L;
     /* With look-ahead only the next panel's owner, the chain's first rank, waits for the L panel
      * on the critical path; the others, further down the chain, lag behind by the rest of it, the
-     * same each step, which shows once, at the end (lag). */
-    double Lcrit = la && !hier ? bcast_first(x, row, lalg, Lb) : L;
+     * same each step, which shows once, at the end (lag). By node, the first rank of the root's
+     * node's chain (the whole broadcast put 8 x 128 at 1.61 x on the fat tree). */
+    double Lcrit = !la    ? L
+                   : hier ? bcast_nodes_first(x, row, lalg, Lb)
+                          : bcast_first(x, row, lalg, Lb);
     if (k == 0) lag = L - Lcrit;
     /* right of the panel only (the left waits for the end, below) */
     double swap;
