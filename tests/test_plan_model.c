@@ -351,8 +351,6 @@ static void test_planner_hsumma_vs_summa(void) {
   free(r);
 }
 
-/* MPI_Ibcast modelled by the shape its measurements fit (model.c: ibcast_fit), carried to other
- * environments and placements; the planner sees the difference. */
 /* The probe times its small world broadcasts back to back (HPLAN_BCAST_INNER); the segmented
  * chain's calibration models them so: a chain whose measured times are c x those of the model's
  * back-to-back chains calibrates at c. Modelled one at a time, the same times gave 0.32 on the
@@ -403,6 +401,8 @@ static void test_native_bcast_shape(void) {
   CU_ASSERT(hp_bcast(&x, col, HBSP_NATIVE, 1e5) != hp_bcast(&x, col, HBSP_BINOMIAL, 1e5));
 }
 
+/* MPI_Ibcast modelled by the shape its measurements fit (model.c: ibcast_fit), carried to other
+ * environments and placements; the planner sees the difference. */
 static void test_ibcast_shape(void) {
   hplan_machine m;
   hplan_machine_synthetic(&m, 64, 16, 4, 1e10, (hplan_link){1e-6, 1e-10}, (hplan_link){3e-6, 1e-8});
