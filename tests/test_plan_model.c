@@ -391,6 +391,11 @@ static void test_native_bcast_shape(void) {
   hp_ctx_make(&x, &m, 1024, 256, 4, 1);
   const hp_env col = hp_env_of(&x, 0, 32, 32);
   CU_ASSERT_EQUAL(x.native_alg, HBSP_BINOMIAL);
+  double kappa[6];
+  int as = 0;
+  hplan_bcast_calibration(&m, kappa, &as);
+  CU_ASSERT_EQUAL(as, HBSP_BINOMIAL);
+  CU_ASSERT_DOUBLE_EQUAL(kappa[HBSP_FLAT], x.kappa[HBSP_FLAT], 0);
   CU_ASSERT_DOUBLE_EQUAL(hp_bcast(&x, col, HBSP_NATIVE, 1e5), hp_bcast(&x, col, HBSP_BINOMIAL, 1e5),
                          0);
   CU_ASSERT_DOUBLE_EQUAL(hp_bcast(&x, col, HBSP_AUTO, 1e5), hp_bcast(&x, col, HBSP_BINOMIAL, 1e5),

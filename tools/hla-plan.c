@@ -201,6 +201,13 @@ static void show_machine(const hplan_machine *m) {
   printf("\n  overlap of a broadcast behind a dgemm: %.2f; a collective after computing: +%.3g s\n",
          m->overlap, m->sync_load);
   printf("  calibration (measured / modelled): LU %.3f, multiply %.3f\n", m->lu_cal, m->mm_cal);
+  double kappa[6];
+  int native_as;
+  hplan_bcast_calibration(m, kappa, &native_as);
+  printf("  broadcasts' calibration:");
+  for (int a = 1; a < 6; a++) printf(" %s %.3g", an[a], kappa[a]);
+  if (native_as > 0) printf(" (MPI's measured as %s)", an[native_as]);
+  printf("\n");
   if (m->torus[0] > 0) {
     printf("  torus");
     for (int d = 0; d < HPLAN_TORUS_DIMS && m->torus[d] > 0; d++)

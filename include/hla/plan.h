@@ -205,6 +205,13 @@ HLA_API int hplan_default_path(char *buf, size_t size);
 HLA_API void hplan_machine_synthetic(hplan_machine *m, int P, int nodes, int cores, double rate,
                                      hplan_link intra, hplan_link inter);
 
+/** What the model takes from m's measured world broadcasts (src/dist/plan/model.c): in kappa the
+ *  calibration per hbsp_alg, measured / modelled (1 where nothing was measured; [HBSP_AUTO] is
+ *  [HBSP_NATIVE]'s), and in *native_as the library's algorithm that MPI_Bcast measured as (within
+ *  5 % at every size), else 0 (MPI's then modelled as the cheapest of three shapes). Local, pure.
+ */
+HLA_API void hplan_bcast_calibration(const hplan_machine *m, double kappa[6], int *native_as);
+
 /** Attach a copy of rank 0's m to grid g (NULL detaches); the automatic calls on g then plan with
  *  it. Collective over HGRID_ALL of g. BSP cost: one broadcast of the model.
  *  @return HLA_ERR_ARG (agreed) if rank 0's m fails hplan_check, HLA_ERR_NOMEM, HLA_ERR_MPI. */

@@ -1320,6 +1320,13 @@ int hp_mm_default_panel(int a_here, int b_here, int kba, int kbb, int mb, int nb
   return b;
 }
 
+void hplan_bcast_calibration(const hplan_machine *m, double kappa[6], int *native_as) {
+  hp_ctx x;
+  hp_ctx_make(&x, m, 0, 0, 0, 0);
+  for (int a = 0; a < 6; a++) kappa[a] = x.kappa[a];
+  *native_as = x.native_alg;
+}
+
 /* ---------------------------------------------------------------- synthetic machines */
 
 void hplan_machine_synthetic(hplan_machine *m, int P, int nodes, int cores, double rate,
