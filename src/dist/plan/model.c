@@ -1038,12 +1038,19 @@ static double lu_panel(const hp_ctx *x, const hp_lu *c, hp_env col, double R, do
     const double tx = flat && !pboard ? torus_exchange(x, one, 8 * recw) : -1.0;
     /* two levels: the winner's row to the column's others, routed where the network is known */
     const double tr = flat ? -1.0 : hp_torus_trade(x, one, 8 * (jb + 1));
+    /* ... and its max-with-location: in the node, among the nodes' leaders (routed, as the flat
+     * column's exchange; the fitted small allreduce put 32 x 32 by node at 1.30 x on the fat
+     * tree), back in the node */
+    hp_env in, lead;
+    const double lx =
+        !flat && node_levels(x, one, &in, &lead) ? torus_exchange(x, lead, 16.0) : -1.0;
+    const double mx =
+        lx >= 0 ? lx + 2 * lg2c(in.p) * x->intra.alpha : hp_allreduce_small(x, col, hier);
     double percol =
         pboard    ? c->M * recw * x->gw_node
         : tx >= 0 ? tx
         : flat    ? hp_allreduce_small(x, col, 0) + lg2c(c->M) * 8 * recw * beta
-                  : hp_allreduce_small(x, col, hier) +
-                     (tr >= 0 ? hp_sync(x, col, 0) + tr : hp_sync(x, col, c->M * (jb + 1)));
+                  : mx + (tr >= 0 ? hp_sync(x, col, 0) + tr : hp_sync(x, col, c->M * (jb + 1)));
     double leafmem = pack_t(x, 8.0 * R * 8); /* the BLAS-2 leaf updates, memory bound */
     /* the recursion's U12 blocks go down the panel's column alone (routed as every column's at
      * once, their messages shared ports with columns that send nothing meanwhile) */
