@@ -3,14 +3,15 @@
 # experiment 4, the model's streaming depth): SUMMA's broadcasts alone (bench/sim/sim_bcast.c),
 # built up one ingredient at a time, on one simulated machine.
 #
-#   [PLATFORM=bgp|fattree] bench/sim/bcast_drift.sh P MxN BYTES STEPS FLOPS
+#   [PLATFORM=bgp|fattree|star] bench/sim/bcast_drift.sh P MxN BYTES STEPS FLOPS
 #                                       e.g. 1024 32x32 1048576 64 134217728
 #
 # Cases: one step of the column broadcasts (what the model's step of one panel describes,
 # src/dist/plan/torus.c); STEPS steps of them (each column's chain of broadcasts free to drift
 # from the others); with the row broadcasts too (which couple the columns); with FLOPS flops of
-# update a step, first without, then with hla's look-ahead (SUMMA's whole pattern; FLOPS
-# = 2 (n/M) (n/N) b for n x n matrices and panels of b). BYTES: one rank's panel, (n/M) b 8.
+# update a step, first without look-ahead, then with the next step's broadcasts posted once a
+# step's panels have come, then before waiting for them (hla's SUMMA: summa.c; its whole pattern;
+# FLOPS = 2 (n/M) (n/N) b for n x n matrices and panels of b). BYTES: one rank's panel, (n/M) b 8.
 # Writes bench/results/sim/bcast_drift_P<P>[_fattree].txt: a line and a JSON line a case, then the
 # simulator's wall time and memory. Needs build-smpi (scripts/sim.sh, or BUILD).
 set -euo pipefail
@@ -26,7 +27,7 @@ mkdir -p bench/results/sim
 {
   echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }${SIM_CFG:+SIM_CFG=\"$SIM_CFG\" }bench/sim/bcast_drift.sh $*"
   echo "# smpirun: $(command -v smpirun)"
-  for c in "1 0 0 0" "$steps 0 0 0" "$steps 0 1 0" "$steps 0 1 $flops" "$steps 1 1 $flops"; do
+  for c in "1 0 0 0" "$steps 0 0 0" "$steps 0 1 0" "$steps 0 1 $flops" "$steps 1 1 $flops" "$steps 2 1 $flops"; do
     read -r s look rows f <<< "$c"
     sim_run "$P" "$tmp" "$build/sim_bcast" --grid "$grid" --bytes "$bytes" --steps "$s" \
       --lookahead "$look" --rows "$rows" --flops "$f" | grep -v '^# platform' || true

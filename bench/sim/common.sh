@@ -3,7 +3,7 @@
 #   sim_platform P DIR   sets plat_gen (the generator's command), plat_what (one line),
 #                        plat_speed (Gflop/s a core), plat_suffix (for file names) and plat_cfg
 #                        (SimGrid options) from PLATFORM (bgp, the default; fattree; slowtop;
-#                        machine), and writes DIR/plat.xml and
+#                        star; machine), and writes DIR/plat.xml and
 #                        DIR/plat.hosts for P ranks.
 #   sim_run P DIR PROG ARGS...
 #                        runs PROG under smpirun in the model mode (HLA_SIM=model) on that
@@ -14,7 +14,8 @@
 # P = 64, 256, 1024, 4096 or 16384; TORUS="X Y Z" with X Y Z = P/4 for other dimensions).
 # fattree: the full-bisection fat tree of 64-core nodes at 35 Gflop/s a core
 # (bench/platforms/fat_tree.sh P/64 1); slowtop: the same tree with 4:1 oversubscribed uplinks
-# (fat_tree.sh P/64 4); P a power of two, at least 128.
+# (fat_tree.sh P/64 4); star: the same nodes on one switch, every route as long (star.sh P/64); P a
+# power of two, at least 128.
 # machine: the machine of the machine file MACHINE (bench/platforms/from_machine.py: its nodes of
 # its cores, its kernel rates and links, enough nodes for P ranks), run with SMPI's bandwidth and
 # latency factors off (plat_cfg), as the probe's numbers already are what messages get.
@@ -37,6 +38,10 @@ sim_platform() {
       plat_what="P/64 nodes of 64 cores, full-bisection fat tree"
       if [ "$PLATFORM" = slowtop ]; then over=4 plat_what="P/64 nodes of 64 cores, fat tree with 4:1 uplinks"; fi
       plat_gen="bench/platforms/fat_tree.sh $((P / 64)) $over" plat_speed=35 plat_suffix=_$PLATFORM ;;
+    star)
+      if ((P < 128 || P % 64 != 0)); then echo "bench/sim: P = 64 NODES, NODES >= 2" >&2; return 2; fi
+      plat_gen="bench/platforms/star.sh $((P / 64))" plat_what="P/64 nodes of 64 cores on one switch"
+      plat_speed=35 plat_suffix=_star ;;
     machine)
       [ -f "${MACHINE:-}" ] || { echo "bench/sim: PLATFORM=machine needs MACHINE=<machine file>" >&2; return 2; }
       read -r cores plat_speed < <(python3 -c 'import json, sys
@@ -47,7 +52,7 @@ print(m["cores_per_node"], m["gemm_rate"] / 1e9)' "$MACHINE")
       plat_cfg="--cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1"
       python3 $plat_gen "$dir/plat" $(((P + cores - 1) / cores))
       return ;;
-    *) echo "bench/sim: PLATFORM = bgp, fattree, slowtop or machine" >&2; return 2 ;;
+    *) echo "bench/sim: PLATFORM = bgp, fattree, slowtop, star or machine" >&2; return 2 ;;
   esac
   # shellcheck disable=SC2086
   bash $plat_gen "$dir/plat"

@@ -17,12 +17,15 @@ def command_line():
 def network_of(results):
     """hla-plan's arguments for the network a results file names on its "# platform:" line: the
     torus ("--torus XxYxZ") of the BG/P-like platform, the leaves ("--leaf L") of the fat trees
-    (bench/platforms/fat_tree.sh NODES OVERSUB: leaves of 16 nodes, halved until there are two);
+    (bench/platforms/fat_tree.sh NODES OVERSUB: leaves of 16 nodes, halved until there are two), the
+    star's one leaf of all its nodes (bench/platforms/star.sh NODES);
     [] for the others."""
     for l in open(results):
         w = l.split()
         if l.startswith("# platform: bench/platforms/bgp_like.sh"):
             return ["--torus", "x".join(w[3:6])]
+        if l.startswith("# platform: bench/platforms/star.sh"):
+            return ["--leaf", w[3]]  # one switch: every node in one leaf
         if l.startswith("# platform: bench/platforms/fat_tree.sh"):
             nodes, down = int(w[3]), 16
             while down > 1 and nodes // down < 2:

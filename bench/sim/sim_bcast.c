@@ -2,14 +2,16 @@
  * successive panels run ahead of one another (bench/sim/bcast_drift.sh).
  *
  *   smpirun -np P -platform ... -hostfile ... build-smpi/sim_bcast --grid MxN --bytes B
- *     --steps S [--lookahead 0|1] [--rows 0|1] [--flops F]
+ *     --steps S [--lookahead 0|1|2] [--rows 0|1] [--flops F]
  *
  * On an M x N grid of row-major ranks (SUMMA's placement in hla), step s broadcasts B bytes down
  * every process column from process row s mod M (MPI_Ibcast over the column's communicator, as
  * hla's multiply does); with --rows 1 also B bytes along every process row from process column
  * s mod N (the A panel, which couples the columns). Each step waits for its panels, then charges
- * F flops (--flops F, smpi_execute_flops: the update); --lookahead 1 posts step s + 1's broadcasts
- * before that update, as hla's multiply does, 0 only once its own panels are due. No library
+ * F flops (--flops F, smpi_execute_flops: the update). Step s + 1's broadcasts are posted: with
+ * --lookahead 0 once its own panels are due; 1 once step s's panels have come, before the update;
+ * 2 before waiting for step s's panels, as hla's SUMMA does (summa.c: two panels in flight while a
+ * rank waits). No library
  * code runs: what differs from the model's step of one panel (src/dist/plan/torus.c) is only how
  * the simulated ranks drift apart. Prints, on rank 0, the slowest rank's time over the S steps and
  * per step, and one JSON line. */
@@ -43,7 +45,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   if (M <= 0 || N <= 0 || M * N != P || bytes <= 0 || bytes > ((int64_t)1 << 30) || steps < 1 ||
-      look < 0 || look > 1) {
+      look < 0 || look > 2) {
     if (me == 0)
       fprintf(stderr, "sim_bcast: --grid MxN with M N = %d, --bytes 1..2^30, --steps >= 1\n", P);
     MPI_Finalize();
@@ -59,8 +61,9 @@ int main(int argc, char **argv) {
   double t0 = MPI_Wtime();
   for (int s = 0; s < steps; s++) {
     if (s == 0 || !look) post(s, M, N, rows, bytes, buf, col, row, req[s % 2]);
+    if (look == 2 && s + 1 < steps) post(s + 1, M, N, rows, bytes, buf, col, row, req[(s + 1) % 2]);
     MPI_Waitall(2, req[s % 2], MPI_STATUSES_IGNORE); /* the panel step s needs */
-    if (look && s + 1 < steps) post(s + 1, M, N, rows, bytes, buf, col, row, req[(s + 1) % 2]);
+    if (look == 1 && s + 1 < steps) post(s + 1, M, N, rows, bytes, buf, col, row, req[(s + 1) % 2]);
     if (flops > 0) smpi_execute_flops(flops); /* the update of step s */
   }
   double t = MPI_Wtime() - t0, tmax;

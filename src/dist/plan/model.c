@@ -873,27 +873,31 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int nl, int lstep,
   }
   double ovl = (alg == HBSP_AUTO || alg == HBSP_NATIVE) ? x->ovl : 0.0;
   /* the steps after the first: on a network the model knows, the non-blocking broadcasts stream,
-   * each panel's beside the next one's (whether or not they also overlap the dgemm). Four panels
-   * at once fit the simulated runs at 64-1,024 ranks better and those at 4,096 worse
-   * (bench/results/sim/stream_depth_2026-11-27.txt). */
+   * DEPTH consecutive panels' at once (whether or not they also overlap the dgemm). The depth is
+   * fitted to the simulated runs, not derived: SUMMA (and the 3D multiply's layers) posts panel
+   * s + 1 before it waits for s and nothing else holds a rank back, and 4 panels put every
+   * simulated SUMMA within 0.84-1.19 x (2: 0.93-2.23 x); HSUMMA waits for its outer panel s + 1
+   * before it posts the inner s + 1, and 2 fits it (4 puts the torus's 4,096-rank runs at
+   * 0.52-0.67 x). bench/results/sim/stream_depth_2026-11-28.txt. */
   double cnext = cstep;
   if (alg == HBSP_AUTO || alg == HBSP_NATIVE) {
     /* A panel in blocks narrower than itself comes in pieces, one from each of as many
      * consecutive owners, posted together (summa.c): on a network with ports they leave through
      * as many nodes. Up to PIECES of them are routed, each with its share. */
-    enum { PIECES = 8 };
-    hp_env two[2 * 4 * PIECES];
-    double vol[2 * 4 * PIECES];
+    enum { PIECES = 8, MAX_DEPTH = 4 };
+    const int depth = hier ? 2 : MAX_DEPTH;
+    hp_env stream[MAX_DEPTH * 4 * PIECES];
+    double vol[MAX_DEPTH * 4 * PIECES];
     int n = 0;
     for (int i = 0; i < nenv; i++) {
       const int np = (int)fmin(i % 2 ? pb : pa, PIECES);
-      for (int j = 0; j < 2 * np; j++) { /* this panel's pieces, then the next one's */
-        two[n] = next_panel(envs[i], i % 2 ? cs : 1, j);
+      for (int j = 0; j < depth * np; j++) { /* this panel's pieces, then the next ones' */
+        stream[n] = next_panel(envs[i], i % 2 ? cs : 1, j);
         vol[n++] = 8.0 * (i % 2 ? nloc : mloc) * w / np;
       }
     }
-    double v = torus_stream_t(x, two, vol, n);
-    if (v >= 0) v /= 2;
+    double v = torus_stream_t(x, stream, vol, n);
+    if (v >= 0) v /= depth;
     if (v >= 0 && v < cstep) cnext = v;
   }
   if (M * N > 1) { /* the panel comes from ranks that were computing */
