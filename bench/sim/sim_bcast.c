@@ -11,10 +11,9 @@
  * F flops (--flops F, smpi_execute_flops: the update). Step s + 1's broadcasts are posted: with
  * --lookahead 0 once its own panels are due; 1 once step s's panels have come, before the update;
  * 2 before waiting for step s's panels, as hla's SUMMA does (summa.c: two panels in flight while a
- * rank waits). No library
- * code runs: what differs from the model's step of one panel (src/dist/plan/torus.c) is only how
- * the simulated ranks drift apart. Prints, on rank 0, the slowest rank's time over the S steps and
- * per step, and one JSON line. */
+ * rank waits). No library code runs: what differs from the model's step of one panel
+ * (src/dist/plan/torus.c) is only how the simulated ranks drift apart. Prints, on rank 0, the
+ * slowest rank's time over the S steps and per step, and one JSON line. */
 #include <mpi.h>
 #include <smpi/smpi.h>
 #include <stdio.h>

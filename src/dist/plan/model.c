@@ -873,12 +873,13 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int nl, int lstep,
   }
   double ovl = (alg == HBSP_AUTO || alg == HBSP_NATIVE) ? x->ovl : 0.0;
   /* the steps after the first: on a network the model knows, the non-blocking broadcasts stream,
-   * DEPTH consecutive panels' at once (whether or not they also overlap the dgemm). The depth is
+   * `depth` consecutive panels' at once (whether or not they also overlap the dgemm). The depth is
    * fitted to the simulated runs, not derived: SUMMA (and the 3D multiply's layers) posts panel
    * s + 1 before it waits for s and nothing else holds a rank back, and 4 panels put every
    * simulated SUMMA within 0.84-1.19 x (2: 0.93-2.23 x); HSUMMA waits for its outer panel s + 1
-   * before it posts the inner s + 1, and 2 fits it (4 puts the torus's 4,096-rank runs at
-   * 0.52-0.67 x). bench/results/sim/stream_depth_2026-11-28.txt. */
+   * before it posts the inner s + 1, and 2 fits it on the torus (4 puts the 4,096-rank runs at
+   * 0.52-0.87 x) but not on the 64-core nodes of the fat tree (1.57-1.91 x; 4: 0.82-1.02 x).
+   * bench/results/sim/stream_depth_2026-11-28.txt. */
   double cnext = cstep;
   if (alg == HBSP_AUTO || alg == HBSP_NATIVE) {
     /* A panel in blocks narrower than itself comes in pieces, one from each of as many
