@@ -29,13 +29,14 @@
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int64_t n = 8192, k = 0;
-  int b = 256, nb = 0, grid[2] = {0, 0};
+  int b = 256, nb = 0, mo = 0, grid[2] = {0, 0};
   double speed = 3.4e9;
   char groups[256] = "1", bcast[32] = "native";
   const sim_arg args[] = {{"--n", SIM_I64, &n, 0},
                           {"--k", SIM_I64, &k, 0},
                           {"--b", SIM_INT, &b, 0},
                           {"--nb", SIM_INT, &nb, 0},
+                          {"--mo", SIM_INT, &mo, 0},
                           {"--speed", SIM_DBL, &speed, 0},
                           {"--groups", SIM_STR, groups, sizeof groups},
                           {"--bcast", SIM_STR, bcast, sizeof bcast},
@@ -44,6 +45,7 @@ int main(int argc, char **argv) {
   int M = grid[0], N = grid[1];
   if (k <= 0) k = n;
   if (nb <= 0) nb = b;
+  if (mo <= 0) mo = b;
   int P, me;
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
@@ -78,7 +80,7 @@ int main(int argc, char **argv) {
     hla_report rep;
     o.report = &rep;
     o.mm_alg = c ? HLA_MM_3D : G > 1 ? HLA_MM_HSUMMA : HLA_MM_SUMMA;
-    o.inner_block = b, o.outer_block = b, o.groups = G > 1 ? G : 0, o.replication = c;
+    o.inner_block = b, o.outer_block = mo, o.groups = G > 1 ? G : 0, o.replication = c;
     o.groups_row = gi, o.groups_col = gj;
     o.bcast.alg = alg;
     MPI_Barrier(MPI_COMM_WORLD);
@@ -92,18 +94,21 @@ int main(int argc, char **argv) {
         continue;
       }
       const char *alg = c ? "3d" : G > 1 ? "hsumma" : "summa";
-      char kk[32] = "", bb[32] = ""; /* k and nb only where not n and b: as printed before */
+      /* k, nb and Mo only where not n, b and b: as printed before */
+      char kk[32] = "", bb[32] = "", oo[32] = "";
       if (k != n) snprintf(kk, sizeof kk, " k=%lld", (long long)k);
       if (nb != b) snprintf(bb, sizeof bb, " nb=%d", nb);
-      printf("P=%d n=%lld%s b=%d%s bcast=%s grid=%dx%d G=%d groups=%dx%d c=%d seconds=%.4f "
+      if (mo != b) snprintf(oo, sizeof oo, " Mo=%d", mo);
+      printf("P=%d n=%lld%s b=%d%s%s bcast=%s grid=%dx%d G=%d groups=%dx%d c=%d seconds=%.4f "
              "compute=%.4f comm=%.4f\n",
-             P, (long long)n, kk, b, bb, bcast, M, N, G, rep.groups_row, rep.groups_col,
+             P, (long long)n, kk, b, bb, oo, bcast, M, N, G, rep.groups_row, rep.groups_col,
              rep.replication, tmax, compute, tmax - compute);
-      printf("{\"bench\":\"sim_matmul\",\"P\":%d,\"n\":%lld,\"k\":%lld,\"b\":%d,\"nb\":%d,"
-             "\"bcast\":\"%s\",\"grid\":\"%dx%d\",\"G\":%d,\"groups\":\"%dx%d\",\"c\":%d,"
-             "\"alg\":\"%s\",\"seconds\":%.6g,\"compute\":%.6g,\"comm\":%.6g}\n",
-             P, (long long)n, (long long)k, b, nb, bcast, M, N, G, rep.groups_row, rep.groups_col,
-             rep.replication, alg, tmax, compute, tmax - compute);
+      printf(
+          "{\"bench\":\"sim_matmul\",\"P\":%d,\"n\":%lld,\"k\":%lld,\"b\":%d,\"nb\":%d,\"Mo\":%d,"
+          "\"bcast\":\"%s\",\"grid\":\"%dx%d\",\"G\":%d,\"groups\":\"%dx%d\",\"c\":%d,"
+          "\"alg\":\"%s\",\"seconds\":%.6g,\"compute\":%.6g,\"comm\":%.6g}\n",
+          P, (long long)n, (long long)k, b, nb, mo, bcast, M, N, G, rep.groups_row, rep.groups_col,
+          rep.replication, alg, tmax, compute, tmax - compute);
       fflush(stdout);
     }
   }

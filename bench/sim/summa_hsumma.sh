@@ -12,6 +12,7 @@
 # GRID=MxN runs on that process grid instead of the square one (and adds _MxN to the name).
 # NB=nb keeps the matrices in nb x nb blocks, the panels still of B (_nb<nb> in the name): a grid
 # with more process columns than N / B leaves columns idle with blocks of B.
+# MO=Mo gives HSUMMA outer panels of Mo (a multiple of B; default B, the source's b = M; _mo<Mo>).
 # K=k runs k / B of the N / B steps (A is N x k, B k x N: the same panels; _k<k> in the name), for
 # points whose whole run would take the simulator hours. Scaled by N / k such a sample overstates
 # the whole run (the pipeline's fill and drain); a fit over two values of k comes closer
@@ -47,11 +48,11 @@ three_d=
 case ,$groups, in *,c[0-9]*) three_d=_3d ;; esac # cK: the 3D multiply with K layers (experiment 3)
 shapes=
 case $groups in *x*) shapes=1 ;; esac # IxJ: several points may share a G, so no plot over G
-out=bench/results/sim/summa_hsumma_P${P}_n${n}${K:+_k$K}${plat_suffix}${three_d}${5:+_$bcast}${GRID:+_$GRID}${NB:+_nb$NB}${TAG:+_$TAG}
+out=bench/results/sim/summa_hsumma_P${P}_n${n}${K:+_k$K}${plat_suffix}${three_d}${5:+_$bcast}${GRID:+_$GRID}${NB:+_nb$NB}${MO:+_mo$MO}${TAG:+_$TAG}
 mkdir -p bench/results/sim
 {
-  echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }${SIM_CFG:+SIM_CFG=\"$SIM_CFG\" }${TORUS:+TORUS=\"$TORUS\" }${TAG:+TAG=$TAG }${GRID:+GRID=$GRID }${NB:+NB=$NB }${K:+K=$K }bench/sim/summa_hsumma.sh $*"
+  echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }${SIM_CFG:+SIM_CFG=\"$SIM_CFG\" }${TORUS:+TORUS=\"$TORUS\" }${TAG:+TAG=$TAG }${GRID:+GRID=$GRID }${NB:+NB=$NB }${MO:+MO=$MO }${K:+K=$K }bench/sim/summa_hsumma.sh $*"
   echo "# smpirun: $(command -v smpirun)" # Debian's SimGrid or a patched one (build_simgrid.sh)
-  sim_run "$P" "$tmp" "$build/sim_matmul" --n "$n" ${K:+--k "$K"} --b "$b" ${NB:+--nb "$NB"} --groups "$groups" ${GRID:+--grid "$GRID"} --bcast "$bcast" --speed "${plat_speed}e9"
+  sim_run "$P" "$tmp" "$build/sim_matmul" --n "$n" ${K:+--k "$K"} --b "$b" ${NB:+--nb "$NB"} ${MO:+--mo "$MO"} --groups "$groups" ${GRID:+--grid "$GRID"} --bcast "$bcast" --speed "${plat_speed}e9"
 } | tee "$out.txt"
 if [ -z "$three_d$shapes" ] && command -v gnuplot > /dev/null; then bash bench/sim/plot.sh "$out.txt"; fi
