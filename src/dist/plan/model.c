@@ -875,18 +875,20 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int nl, int lstep,
   /* the steps after the first: on a network the model knows, the non-blocking broadcasts stream,
    * `depth` consecutive panels' at once (whether or not they also overlap the dgemm). The depth is
    * fitted to the simulated runs, not derived: SUMMA (and the 3D multiply's layers) posts panel
-   * s + 1 before it waits for s and nothing else holds a rank back, and 4 panels put every
-   * simulated SUMMA within 0.84-1.19 x (2: 0.93-2.23 x); HSUMMA waits for its outer panel s + 1
-   * before it posts the inner s + 1, and 2 fits it on the torus (4 puts the 4,096-rank runs at
-   * 0.52-0.87 x) but not on the 64-core nodes of the fat tree (1.57-1.91 x; 4: 0.82-1.02 x).
-   * bench/results/sim/stream_depth_2026-11-28.txt. */
+   * s + 1 before it waits for s, and 4 panels put every simulated SUMMA within 0.84-1.19 x (2:
+   * 0.93-2.23 x); so does HSUMMA on a network of ports (fat tree, star: 0.82-1.02 x; 2: 1.57-1.91
+   * x), but on a torus it streams 2 deep (4: 0.52-0.87 x at 4,096 ranks). Its inner broadcasts
+   * alone (bench/sim/bcast_groups.sh) stream about 2 deep on both; neither its outer-then-inner
+   * wait (outer blocks of 4 panels change nothing), SimGrid's sharing by route length nor less
+   * drift (its ranks drift further apart on the torus) is what holds it to 2 there.
+   * bench/results/sim/stream_depth_2026-11-28.txt, stream_depth_hsumma_2026-11-28.txt. */
   double cnext = cstep;
   if (alg == HBSP_AUTO || alg == HBSP_NATIVE) {
     /* A panel in blocks narrower than itself comes in pieces, one from each of as many
      * consecutive owners, posted together (summa.c): on a network with ports they leave through
      * as many nodes. Up to PIECES of them are routed, each with its share. */
     enum { PIECES = 8, MAX_DEPTH = 4 };
-    const int depth = hier ? 2 : MAX_DEPTH;
+    const int depth = hier && !x->net.ports ? 2 : MAX_DEPTH;
     hp_env stream[MAX_DEPTH * 4 * PIECES];
     double vol[MAX_DEPTH * 4 * PIECES];
     int n = 0;
