@@ -878,9 +878,9 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int nl, int lstep,
    * s + 1 before it waits for s, and 4 panels put every simulated SUMMA within 0.84-1.19 x (2:
    * 0.93-2.23 x); so does HSUMMA on a network of ports (fat tree, star: 0.82-1.02 x; 2: 1.57-1.91
    * x), but on a torus it streams 2 deep (4: 0.52-0.87 x at 4,096 ranks). Its inner broadcasts
-   * alone (bench/sim/bcast_groups.sh) stream about 2 deep on both; neither its outer-then-inner
-   * wait (outer blocks of 4 panels change nothing), SimGrid's sharing by route length nor less
-   * drift (its ranks drift further apart on the torus) is what holds it to 2 there.
+   * alone (bench/sim/bcast_drift.sh with groups) stream about 2 deep on both; neither its
+   * outer-then-inner wait (outer blocks of 4 panels change nothing), SimGrid's sharing by route
+   * length nor less drift (its ranks drift further apart on the torus) is what holds it to 2 there.
    * bench/results/sim/stream_depth_2026-11-28.txt, stream_depth_hsumma_2026-11-28.txt. */
   double cnext = cstep;
   if (alg == HBSP_AUTO || alg == HBSP_NATIVE) {
