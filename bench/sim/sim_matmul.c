@@ -4,11 +4,12 @@
  *
  *   HLA_SIM=model smpirun -np P -platform bench/platforms/bgp_like.xml \
  *     -hostfile bench/platforms/bgp_like.hosts build-smpi/sim_matmul --n 65536 --b 256 \
- *     --groups 1,4,16,64,8x16,c4 [--grid MxN] [--speed 3.4e9] [--k k] [--nb nb]
+ *     --groups 1,4,16,64,8x16,c4 [--grid MxN] [--speed 3.4e9] [--k k] [--nb nb] [--mo Mo]
  *     [--bcast native|binomial|scatter_allgather|pipeline]
  *
  * on a sqrt P x sqrt P grid (P a square) unless --grid, C := A B with n x n matrices in b x b
- * blocks, panels of b and an outer block of b (the source's b = M), G = 1 being SUMMA, G > 1
+ * blocks, panels of b and an outer block of b (the source's b = M; --mo: HSUMMA's outer block
+ * Mo, a multiple of b), G = 1 being SUMMA, G > 1
  * HSUMMA with G groups (I x J as square as the grid allows; a token IxJ: exactly I x J groups) and
  * cK the 3D / 2.5D multiply with K layers (HLA_MM_3D; K divides M or N). --k k: A is n x k and B
  * k x n, so the multiply runs k / b of the n / b steps with the same panels (a long multiply's
