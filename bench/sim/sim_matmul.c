@@ -8,19 +8,18 @@
  *     [--bcast native|binomial|scatter_allgather|pipeline]
  *
  * on a sqrt P x sqrt P grid (P a square) unless --grid, C := A B with n x n matrices in b x b
- * blocks, panels of b and an outer block of b (the source's b = M; --mo: HSUMMA's outer block
- * Mo, a multiple of b), G = 1 being SUMMA, G > 1
- * HSUMMA with G groups (I x J as square as the grid allows; a token IxJ: exactly I x J groups) and
- * cK the 3D / 2.5D multiply with K layers (HLA_MM_3D; K divides M or N). --k k: A is n x k and B
- * k x n, so the multiply runs k / b of the n / b steps with the same panels (a long multiply's
- * steps, sampled: the simulator's cost grows with the steps). --nb nb: the matrices in nb x nb
- * blocks, the panels still of b (a grid with more process columns than n / b has idle columns
- * with nb = b; the planner may choose a smaller nb). Per case one line and one JSON line
- * on rank 0: the simulated time of the multiply (the slowest rank's), its compute part 2 n^2 k /
- * (P speed) (speed: the platform's flop/s per core, which the kernels are charged at) and the
- * rest, the communication that the computation did not hide. (The simulator's own wall time and
- * memory are measured outside, by bench/sim/summa_hsumma.sh: under SMPI the clocks a rank reads are
- * simulated.) */
+ * blocks, panels of b and an outer block of b (the source's b = M; --mo: HSUMMA's outer block Mo,
+ * a multiple of b), G = 1 being SUMMA, G > 1 HSUMMA with G groups (I x J as square as the grid
+ * allows; a token IxJ: exactly I x J groups) and cK the 3D / 2.5D multiply with K layers
+ * (HLA_MM_3D; K divides M or N). --k k: A is n x k and B k x n, so the multiply runs k / b of the
+ * n / b steps with the same panels (a long multiply's steps, sampled: the simulator's cost grows
+ * with the steps). --nb nb: the matrices in nb x nb blocks, the panels still of b (a grid with
+ * more process columns than n / b has idle columns with nb = b; the planner may choose a smaller
+ * nb). Per case one line and one JSON line on rank 0: the simulated time of the multiply (the
+ * slowest rank's), its compute part 2 n^2 k / (P speed) (speed: the platform's flop/s per core,
+ * which the kernels are charged at) and the rest, the communication that the computation did not
+ * hide. (The simulator's own wall time and memory are measured outside, by
+ * bench/sim/summa_hsumma.sh: under SMPI the clocks a rank reads are simulated.) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
