@@ -873,34 +873,36 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int nl, int lstep,
   }
   double ovl = (alg == HBSP_AUTO || alg == HBSP_NATIVE) ? x->ovl : 0.0;
   /* the steps after the first: on a network the model knows, the non-blocking broadcasts stream,
-   * `depth` consecutive panels' at once (whether or not they also overlap the dgemm). The depth is
-   * fitted to the simulated runs, not derived: SUMMA (and the 3D multiply's layers) posts panel
-   * s + 1 before it waits for s, and 4 panels put every simulated SUMMA within 0.84-1.19 x (2:
-   * 0.93-2.23 x); so does HSUMMA on a network of ports (fat tree, star: 0.82-1.02 x; 2: 1.57-1.91
-   * x), but on a torus it streams 2 deep (4: 0.52-0.87 x at 4,096 ranks). Its inner broadcasts
-   * alone (bench/sim/bcast_drift.sh with groups) stream about 2 deep on both; neither its
-   * outer-then-inner wait (outer blocks of 4 panels change nothing), SimGrid's sharing by route
-   * length nor less drift (its ranks drift further apart on the torus) is what holds it to 2 there.
-   * bench/results/sim/stream_depth_2026-11-28.txt, stream_depth_hsumma_2026-11-28.txt. */
+   * consecutive panels' at once (whether or not they also overlap the dgemm), each environment's
+   * over d panels. The depths are fitted to the simulated runs, not derived: SUMMA (and the
+   * 3D multiply's layers) posts panel s + 1 before it waits for s, and on a network of ports (fat
+   * tree, star) every simulated multiply, SUMMA and HSUMMA, streams 4 panels deep (SUMMA within
+   * 0.84-1.19 x, HSUMMA 0.82-1.02 x; at 2: 0.93-2.23 x and 1.57-1.91 x). On a torus the broadcasts
+   * over few ranks stream 2 deep: alone, in groups of 64, 16, 8 and 4 rows at 4,096 ranks they
+   * gain 2.66, 1.64, 1.37 and 1.08 x over lockstep (bench/sim/bcast_drift.sh with groups), and
+   * HSUMMA's inner ones, in groups of up to 16, are 2 deep in its runs (4: 0.52-0.87 x); SUMMA's,
+   * over 32 ranks or more, are 4 deep. bench/results/sim/stream_depth_2026-11-28.txt,
+   * stream_depth_hsumma_2026-11-28.txt. */
   double cnext = cstep;
   if (alg == HBSP_AUTO || alg == HBSP_NATIVE) {
     /* A panel in blocks narrower than itself comes in pieces, one from each of as many
      * consecutive owners, posted together (summa.c): on a network with ports they leave through
      * as many nodes. Up to PIECES of them are routed, each with its share. */
-    enum { PIECES = 8, MAX_DEPTH = 4 };
-    const int depth = hier && !x->net.ports ? 2 : MAX_DEPTH;
+    enum { PIECES = 8, MAX_DEPTH = 4, FEW = 32 };
     hp_env stream[MAX_DEPTH * 4 * PIECES];
     double vol[MAX_DEPTH * 4 * PIECES];
     int n = 0;
     for (int i = 0; i < nenv; i++) {
       const int np = (int)fmin(i % 2 ? pb : pa, PIECES);
-      for (int j = 0; j < depth * np; j++) { /* this panel's pieces, then the next ones' */
+      /* d of its panels in the stream, each counted MAX_DEPTH / d times */
+      const int d = x->net.ports || envs[i].p >= FEW ? MAX_DEPTH : 2;
+      for (int j = 0; j < d * np; j++) { /* this panel's pieces, then the next ones' */
         stream[n] = next_panel(envs[i], i % 2 ? cs : 1, j);
-        vol[n++] = 8.0 * (i % 2 ? nloc : mloc) * w / np;
+        vol[n++] = 8.0 * (i % 2 ? nloc : mloc) * w / np * MAX_DEPTH / d;
       }
     }
     double v = torus_stream_t(x, stream, vol, n);
-    if (v >= 0) v /= depth;
+    if (v >= 0) v /= MAX_DEPTH;
     if (v >= 0 && v < cstep) cnext = v;
   }
   if (M * N > 1) { /* the panel comes from ranks that were computing */
