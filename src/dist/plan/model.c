@@ -874,15 +874,15 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int nl, int lstep,
   double ovl = (alg == HBSP_AUTO || alg == HBSP_NATIVE) ? x->ovl : 0.0;
   /* the steps after the first: on a network the model knows, the non-blocking broadcasts stream,
    * consecutive panels' at once (whether or not they also overlap the dgemm), each environment's
-   * over d panels. The depths are fitted to the simulated runs, not derived: SUMMA (and the
-   * 3D multiply's layers) posts panel s + 1 before it waits for s, and on a network of ports (fat
-   * tree, star) every simulated multiply, SUMMA and HSUMMA, streams 4 panels deep (SUMMA within
-   * 0.84-1.19 x, HSUMMA 0.82-1.02 x; at 2: 0.93-2.23 x and 1.57-1.91 x). On a torus the broadcasts
-   * over few ranks stream 2 deep: alone, in groups of 64, 16, 8 and 4 rows at 4,096 ranks they
-   * gain 2.66, 1.64, 1.37 and 1.08 x over lockstep (bench/sim/bcast_drift.sh with groups), and
-   * HSUMMA's inner ones, in groups of up to 16, are 2 deep in its runs (4: 0.52-0.87 x); SUMMA's,
-   * over 32 ranks or more, are 4 deep. bench/results/sim/stream_depth_2026-11-28.txt,
-   * stream_depth_hsumma_2026-11-28.txt. */
+   * over d panels. The depths are fitted to the simulated runs, not derived. SUMMA (and the 3D
+   * multiply's layers) posts panel s + 1 before it waits for s. On a network of ports (fat tree,
+   * star) every simulated multiply, SUMMA and HSUMMA, streams 4 panels deep (predicted within
+   * 0.82-1.02 x; at 2 SUMMA's were 1.63-1.89 x, HSUMMA's 1.57-1.91 x). On a torus broadcasts over
+   * few ranks stream 2 deep: alone, in groups of 64, 16, 8 and 4 rows at 4,096 ranks, they gain
+   * 2.66, 1.64, 1.37 and 1.08 x over lockstep (bench/sim/bcast_drift.sh with groups); HSUMMA's, in
+   * groups of up to 16, are 2 deep in its runs (at 4: 0.52-0.87 x), SUMMA's rows and columns of 32
+   * and 64 ranks 4 deep (0.86 and 1.19 x; at 2: 1.19 and 2.23 x).
+   * bench/results/sim/stream_depth_2026-11-28.txt, stream_depth_hsumma_2026-11-28.txt. */
   double cnext = cstep;
   if (alg == HBSP_AUTO || alg == HBSP_NATIVE) {
     /* A panel in blocks narrower than itself comes in pieces, one from each of as many
