@@ -881,21 +881,27 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int nl, int lstep,
    * few ranks stream 2 deep: alone, in groups of 64, 16, 8 and 4 rows at 4,096 ranks, they gain
    * 2.66, 1.64, 1.37 and 1.08 x over lockstep (bench/sim/bcast_drift.sh with groups); HSUMMA's, in
    * groups of up to 16, are 2 deep in its runs (at 4: 0.52-0.87 x), SUMMA's rows and columns of 32
-   * and 64 ranks 4 deep (0.86 and 1.19 x; at 2: 1.19 and 2.23 x).
-   * bench/results/sim/stream_depth_2026-11-28.txt, stream_depth_hsumma_2026-11-28.txt. */
+   * and 64 ranks 4 deep (0.86 and 1.19 x; at 2: 1.19 and 2.23 x). HSUMMA's outer level over 32
+   * or more groups streams 6 deep there: it has outer panels O + 1 and O + 2 in flight (hsumma.c,
+   * three buffers), one more than SUMMA's s + 1. Runs with two outer buffers (before 8e143e2) fit
+   * 4 (1.03-1.09 x; at 6 0.76 x), those with three 6 (0.86-1.08 x; at 4 1.17-1.55 x); on ports,
+   * and over fewer groups, a deeper outer level predicts too little (at 6 on ports 0.57-0.98 x; at
+   * 3 on the torus 16 groups down a column 0.75 x). bench/results/sim/stream_depth_2026-11-28.txt,
+   * stream_depth_hsumma_2026-11-28.txt. */
   double cnext = cstep;
   if (alg == HBSP_AUTO || alg == HBSP_NATIVE) {
     /* A panel in blocks narrower than itself comes in pieces, one from each of as many
      * consecutive owners, posted together (summa.c): on a network with ports they leave through
      * as many nodes. Up to PIECES of them are routed, each with its share. */
-    enum { PIECES = 8, MAX_DEPTH = 4, FEW = 32 };
+    enum { PIECES = 8, DEEP = 4, MAX_DEPTH = 6, FEW = 32 };
     hp_env stream[MAX_DEPTH * 4 * PIECES];
     double vol[MAX_DEPTH * 4 * PIECES];
     int n = 0;
     for (int i = 0; i < nenv; i++) {
       const int np = (int)fmin(i % 2 ? pb : pa, PIECES);
-      /* d of its panels in the stream, each counted MAX_DEPTH / d times */
-      const int d = x->net.ports || envs[i].p >= FEW ? MAX_DEPTH : 2;
+      /* d of its panels in the stream, each counted MAX_DEPTH / d times; envs[2..3] are HSUMMA's
+       * outer level */
+      const int d = x->net.ports ? DEEP : envs[i].p < FEW ? 2 : i >= 2 ? MAX_DEPTH : DEEP;
       for (int j = 0; j < d * np; j++) { /* this panel's pieces, then the next ones' */
         stream[n] = next_panel(envs[i], i % 2 ? cs : 1, j);
         vol[n++] = 8.0 * (i % 2 ? nloc : mloc) * w / np * MAX_DEPTH / d;
