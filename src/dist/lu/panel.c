@@ -24,7 +24,7 @@
  *     winner's row and carries the diagonal row along (hbsp_coll_allreduce_rec): log2 M messages
  *     of 2 jb + 3 words. It replaced an allgather of all M records (up to 8 rows) and a
  *     max-with-location followed by a superstep (longer columns), and took the simulated LU on a
- *     torus from 0.80 x HPL's speed to 1.26-1.34 x (README, "Scaling").
+ *     torus from 0.80 x HPL's speed to 1.26-1.34 x (bench/results/sim/README.md).
  * On a two-level column 1 and 2 stay apart (two-level max-with-location, then the superstep). The
  * arithmetic does not depend on how the collectives run, so every form gives the same bits;
  * look-ahead only changes when the panel is factored. */

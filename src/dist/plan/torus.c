@@ -6,9 +6,9 @@
  * messages share, and the ranks of a node, which sit in different columns, send over the same
  * links. A ping-pong sees none of that; the multiply at 4,096 and 16,384 simulated ranks of a
  * Blue Gene/P-like torus spent 2 to 3 x longer in its broadcasts than the probe's links predict
- * (README, Scaling). Routes are dimension-ordered: the first dimension first, each ring the
- * shorter way (half way round: the way that SimGrid's TorusZone takes), every direction of a link
- * its own channel. The step's time is then that of its slowest message: its latency, its hops,
+ * (bench/results/sim/README.md). Routes are dimension-ordered: the first dimension first, each ring
+ * the shorter way (half way round: the way that SimGrid's TorusZone takes), every direction of a
+ * link its own channel. The step's time is then that of its slowest message: its latency, its hops,
  * and its bytes at the link's rate divided among the messages on the busiest link of its route.
  * That is max-min sharing's answer for the message that finishes last when the messages start
  * together and are as long; it is not a simulation of the network.
