@@ -874,20 +874,15 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int nl, int lstep,
   double ovl = (alg == HBSP_AUTO || alg == HBSP_NATIVE) ? x->ovl : 0.0;
   /* the steps after the first: on a network the model knows, the non-blocking broadcasts stream,
    * consecutive panels' at once (whether or not they also overlap the dgemm), each environment's
-   * over d panels. The depths are fitted to the simulated runs, not derived. SUMMA (and the 3D
-   * multiply's layers) posts panel s + 1 before it waits for s. On a network of ports (fat tree,
-   * star) every simulated multiply, SUMMA and HSUMMA, streams 4 panels deep (predicted within
-   * 0.82-1.02 x; at 2 SUMMA's were 1.63-1.89 x, HSUMMA's 1.57-1.91 x). On a torus broadcasts over
-   * few ranks stream 2 deep: alone, in groups of 64, 16, 8 and 4 rows at 4,096 ranks, they gain
-   * 2.66, 1.64, 1.37 and 1.08 x over lockstep (bench/sim/bcast_drift.sh with groups); HSUMMA's, in
-   * groups of up to 16, are 2 deep in its runs (at 4: 0.52-0.87 x), SUMMA's rows and columns of 32
-   * and 64 ranks 4 deep (0.86 and 1.19 x; at 2: 1.19 and 2.23 x). HSUMMA's outer level over 32
-   * or more groups streams 6 deep there: it has outer panels O + 1 and O + 2 in flight (hsumma.c,
-   * three buffers), one more than SUMMA's s + 1. Runs with two outer buffers (before 8e143e2) fit
-   * 4 (1.03-1.09 x; at 6 0.76 x), those with three 6 (0.86-1.08 x; at 4 1.17-1.55 x); on ports,
-   * and over fewer groups, a deeper outer level predicts too little (at 6 on ports 0.57-0.98 x; at
-   * 3 on the torus 16 groups down a column 0.75 x). bench/results/sim/stream_depth_2026-11-28.txt,
-   * stream_depth_hsumma_2026-11-28.txt. */
+   * over d panels. SUMMA (and the 3D multiply's layers) and HSUMMA's inner level keep panel s + 1
+   * in flight while s is used, HSUMMA's outer level O + 1 and O + 2 (hsumma.c). The depths are
+   * fitted to the simulated runs, not derived (the runs, and the depths tried and not kept:
+   * bench/results/sim/stream_depth_2026-11-28.txt, stream_depth_hsumma_2026-11-28.txt):
+   *   a network of ports (fat tree, star): 4 for every broadcast;
+   *   a torus: 2 over fewer than 32 ranks (alone, broadcasts gain the less from streaming the
+   *     fewer ranks they span), 4 over more, and 6 on HSUMMA's outer level over 32 groups or
+   *     more (its one more panel in flight: the runs with two outer buffers fit 4, those with
+   *     three 6). */
   double cnext = cstep;
   if (alg == HBSP_AUTO || alg == HBSP_NATIVE) {
     /* A panel in blocks narrower than itself comes in pieces, one from each of as many
