@@ -880,7 +880,7 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int nl, int lstep,
    * bench/results/sim/stream_depth_2026-11-28.txt, stream_depth_hsumma_2026-11-28.txt):
    *   a network of ports (fat tree, star): 4 for every broadcast;
    *   a torus: 2 over fewer than 32 ranks (alone, broadcasts gain the less from streaming the
-   *     fewer ranks they span), 4 over more, and 6 on HSUMMA's outer level over 32 groups or
+   *     fewer ranks they span), 4 over 32 or more, and 6 on HSUMMA's outer level over 32 groups or
    *     more (its one more panel in flight: the runs with two outer buffers fit 4, those with
    *     three 6). */
   double cnext = cstep;
