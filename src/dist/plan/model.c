@@ -831,6 +831,10 @@ static hp_env next_panel(hp_env e, int step, int j) {
   return e;
 }
 
+/* Panels a rank keeps in flight (and buffers per operand): SUMMA's s and s + 1 (summa.c), HSUMMA's
+ * outer level O to O + 2 (hsumma.c: HS_OUTER). */
+enum { SUMMA_BUFS = 2, HS_OUTER_BUFS = 3 };
+
 /* SUMMA or HSUMMA on a (layer) grid: row environments are runs of consecutive ranks from 0
  * (rs = 1), column ones have stride cs; nl grids (3D's layers, SUMMA only) run at once, each
  * lstep ranks after the one before. Adds to the parts; returns seconds. */
@@ -874,21 +878,20 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int nl, int lstep,
   double ovl = (alg == HBSP_AUTO || alg == HBSP_NATIVE) ? x->ovl : 0.0;
   /* the steps after the first: on a network the model knows, the non-blocking broadcasts stream,
    * consecutive panels' at once (whether or not they also overlap the dgemm), each environment's
-   * over d panels. SUMMA (and the 3D multiply's layers) and HSUMMA's inner level keep panel s + 1
-   * in flight while s is used, HSUMMA's outer level O + 1 and O + 2 (hsumma.c). The depths are
-   * fitted to the simulated runs, not derived (the runs, and the depths tried and not kept:
-   * bench/results/sim/stream_depth_2026-11-28.txt, stream_depth_hsumma_2026-11-28.txt):
-   *   a network of ports (fat tree, star): 4 for every broadcast;
-   *   a torus: 2 over fewer than 32 ranks (alone, broadcasts gain the less from streaming the
-   *     fewer ranks they span), 4 over 32 or more, and 6 on HSUMMA's outer level over 32 groups or
-   *     more (its one more panel in flight: the runs with two outer buffers fit 4, those with
-   *     three 6). */
+   * over d panels (the runs, and the depths tried and not kept, are in bench/results/sim:
+   * stream_depth_2026-11-28.txt and stream_depth_hsumma_2026-11-28.txt):
+   *   a network of ports (fat tree, star): 4 for every broadcast (fitted);
+   *   a torus: 2 over fewer than 32 ranks (fitted: alone, broadcasts gain the less from streaming
+   *     the fewer ranks they span); over 32 or more, 2 for each panel a rank keeps in flight:
+   *     SUMMA's (the 3D layers', HSUMMA's inner level's) 2 make 4, HSUMMA's outer level's 3 make
+   *     6. The runs with two outer buffers (before 8e143e2) fit 4, and a build with four ran
+   *     within 1 % of the model at 8 (32 x 32 and 64 x 8 groups at 4,096 ranks). */
   double cnext = cstep;
   if (alg == HBSP_AUTO || alg == HBSP_NATIVE) {
     /* A panel in blocks narrower than itself comes in pieces, one from each of as many
      * consecutive owners, posted together (summa.c): on a network with ports they leave through
      * as many nodes. Up to PIECES of them are routed, each with its share. */
-    enum { PIECES = 8, DEEP = 4, MAX_DEPTH = 6, FEW = 32 };
+    enum { PIECES = 8, DEEP = 4, MAX_DEPTH = DEEP * HS_OUTER_BUFS / SUMMA_BUFS, FEW = 32 };
     hp_env stream[MAX_DEPTH * 4 * PIECES];
     double vol[MAX_DEPTH * 4 * PIECES];
     int n = 0;
@@ -912,7 +915,7 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int nl, int lstep,
   }
   double work = gemm + pack;
   double wide = hier ? (double)Mo : (double)b;
-  double nbuf = hier ? 3.0 : 2.0; /* panel buffers per operand (summa.c; hsumma.c: HS_OUTER) */
+  double nbuf = hier ? HS_OUTER_BUFS : SUMMA_BUFS;
   double bufs = ws_t(x, nbuf * (mloc + nloc) * wide);
   double t = bufs + cstep + S * work + (S - 1) * (cnext - ovl * fmin(work, cnext));
   *compute += S * work + bufs;
