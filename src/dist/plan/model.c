@@ -831,8 +831,8 @@ static hp_env next_panel(hp_env e, int step, int j) {
   return e;
 }
 
-/* Panels a rank keeps in flight (and buffers per operand): SUMMA's s and s + 1 (summa.c), HSUMMA's
- * outer level O to O + 2 (hsumma.c: HS_OUTER). */
+/* Panel buffers per operand: SUMMA's s and s + 1 (summa.c), HSUMMA's outer level's O to O + 2
+ * (hsumma.c: HS_OUTER). */
 enum { SUMMA_BUFS = 2, HS_OUTER_BUFS = 3 };
 
 /* SUMMA or HSUMMA on a (layer) grid: row environments are runs of consecutive ranks from 0
@@ -882,16 +882,17 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int nl, int lstep,
    * stream_depth_2026-11-28.txt and stream_depth_hsumma_2026-11-28.txt):
    *   a network of ports (fat tree, star): 4 for every broadcast (fitted);
    *   a torus: 2 over fewer than 32 ranks (fitted: alone, broadcasts gain the less from streaming
-   *     the fewer ranks they span); over 32 or more, 2 for each panel a rank keeps in flight:
-   *     SUMMA's (the 3D layers', HSUMMA's inner level's) 2 make 4, HSUMMA's outer level's 3 make
-   *     6. The runs with two outer buffers (before 8e143e2) fit 4, and a build with four ran
-   *     within 1 % of the model at 8 (32 x 32 and 64 x 8 groups at 4,096 ranks). */
+   *     the fewer ranks they span); over 32 or more 4 (fitted), and on HSUMMA's outer level 2 for
+   *     each outer panel a rank keeps in flight, 6 for its 3: the runs with two outer buffers
+   *     (before 8e143e2) fit 4, and a build with four ran within 1 % of the model at 8 (32 x 32
+   *     and 64 x 8 groups at 4,096 ranks). SUMMA does not follow that rule: with a third buffer
+   *     it ran 2 % faster, where 6 deep would be 1.47 x. */
   double cnext = cstep;
   if (alg == HBSP_AUTO || alg == HBSP_NATIVE) {
     /* A panel in blocks narrower than itself comes in pieces, one from each of as many
      * consecutive owners, posted together (summa.c): on a network with ports they leave through
      * as many nodes. Up to PIECES of them are routed, each with its share. */
-    enum { PIECES = 8, DEEP = 4, MAX_DEPTH = DEEP * HS_OUTER_BUFS / SUMMA_BUFS, FEW = 32 };
+    enum { PIECES = 8, DEEP = 4, MAX_DEPTH = 2 * HS_OUTER_BUFS, FEW = 32 };
     hp_env stream[MAX_DEPTH * 4 * PIECES];
     double vol[MAX_DEPTH * 4 * PIECES];
     int n = 0;
