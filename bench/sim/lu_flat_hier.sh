@@ -12,9 +12,9 @@
 # (native, flat, binomial, pipeline, scatter_allgather) fixes the LU's broadcasts (hla_opts.bcast;
 # default: the library's choice).
 # PLATFORM (default bgp): the machine, bench/sim/common.sh. Needs build-smpi (scripts/sim.sh, or
-# BUILD). Writes bench/results/sim/lu_P<P>_n<N>[_MxN][_BCAST][_fattree|_slowtop].txt: per case a line with the
-# simulated time, the rate and the phases of the slowest rank, and a JSON line; then the
-# simulator's wall time and the memory it took.
+# BUILD). Writes bench/results/sim/lu_P<P>_n<N>[_MxN][_nb<NB> where NB is not 128][_BCAST]
+# [_fattree|_slowtop].txt: per case a line with the simulated time, the rate and the phases of the
+# slowest rank, and a JSON line; then the simulator's wall time and the memory it took.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 P=$1 n=$2 nb=$3 cases=$4 grid=${5:-} bcast=${6:-}
@@ -23,7 +23,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . bench/sim/common.sh
 sim_platform "$P" "$tmp"
-out=bench/results/sim/lu_P${P}_n${n}${grid:+_$grid}${bcast:+_$bcast}${plat_suffix}
+out=bench/results/sim/lu_P${P}_n${n}${grid:+_$grid}$([ "$nb" = 128 ] || echo "_nb$nb")${bcast:+_$bcast}${plat_suffix}
 mkdir -p bench/results/sim
 {
   echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }${SIM_CFG:+SIM_CFG=\"$SIM_CFG\" }bench/sim/lu_flat_hier.sh $*"
