@@ -10,8 +10,9 @@ of bench/sim/lu_flat_hier.sh on that platform. For every simulated LU (P, n, nb,
 hierarchical by node, the broadcasts) it asks hla-plan for the prediction of that configuration
 (4 ranks a node, one thread, look-ahead on, as lu_flat_hier.sh runs it; a machine model with a
 torus or leaves is given the results' network, from their "# platform:" line) and prints
-predicted / simulated. Per machine size it then asks hla-plan for its pick among all grids and compares it
-with the best simulated run with the library's own broadcasts. Prints a table and JSON lines."""
+predicted / simulated. Per machine size it then asks hla-plan for its pick among all grids, in the
+panels (nb) of the best simulated run with the library's own broadcasts, and compares the two.
+Prints a table and JSON lines."""
 import json, re, subprocess
 from plan_args import command_line, network_of
 
@@ -45,18 +46,18 @@ for res in results:
             if r["case"] in ("flat", "hier"):
                 sims.setdefault(r["P"], []).append((r, net))
 
-print("P      n      grid     alg   bcast     simulated  predicted  ratio")
+print("P      n      grid     nb   alg   bcast     simulated  predicted  ratio")
 for P in sorted(sims):
     seen = set()
     for r, net in sims[P]:
-        key = (r["n"], r["grid"], r["case"], r["bcast"])
+        key = (r["n"], r["grid"], r["nb"], r["case"], r["bcast"])
         if key in seen:  # the same run in two results files
             continue
         seen.add(key)
         got = [p for p in plans(P, r["n"], r["nb"], net, r["grid"], r["bcast"])
                if p[1] == r["case"]]
         pred = got[0][0] if got else None
-        print(f"{P:<6} {r['n']:<6} {r['grid']:<8} {r['case']:<5} {r['bcast']:<9} "
+        print(f"{P:<6} {r['n']:<6} {r['grid']:<8} {r['nb']:<4} {r['case']:<5} {r['bcast']:<9} "
               f"{r['seconds']:9.3f}  {pred if pred else float('nan'):9.3f}  "
               f"{pred / r['seconds'] if pred else float('nan'):5.2f}")
         print(json.dumps({"bench": "plan_check_lu", "P": P, "n": r["n"], "nb": r["nb"],
@@ -68,7 +69,8 @@ for P in sorted(sims):
             continue
         best = min(own, key=lambda rt: rt[0]["seconds"])[0]
         top = plans(P, n, best["nb"], own[0][1])[0]
-        hit = [r for r, _ in own if r["grid"] == top[2] and r["case"] == top[1]]
+        hit = [r for r, _ in own
+               if r["grid"] == top[2] and r["case"] == top[1] and r["nb"] == best["nb"]]
         said = (f"simulated {hit[0]['seconds']:.3f} s, {hit[0]['seconds'] / best['seconds']:.3f} x"
                 if hit else "not simulated")
         print(f"  P={P} n={n}: the planner picks {top[1]} {top[2]} ({top[0]:.3f} s predicted; "
