@@ -1275,9 +1275,8 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
        * of step k, and every rank, wherever it is in the chain, spends Lbusy in it each step. So
        * beside the next panel's owner (Lcrit, the rest of the chain lagging behind it the same
        * each step), the rank with the largest update bounds the step: its update plus its time
-       * in the chain. It decides on long rows in narrow panels (1,024 ranks, n = 32768: 4 x 256 in
-       * panels of 32, 3.1 s of chain against the first hop's 0.4 s; 0.71 x the simulated time
-       * without it, 0.90 x with it). */
+       * in the chain. It decides on long rows in narrow panels once the updates are long
+       * (bench/results/sim/README.md: "The LU at n = 32768, against HPL"). */
       double Lbusy = early  ? 0.0
                      : hier ? bcast_nodes_busy(x, row, lalg, Lb)
                             : bcast_busy(x, row, lalg, Lb);
