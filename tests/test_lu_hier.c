@@ -56,8 +56,11 @@ static void hier_equals_flat_on(const tgrid *t, void *ctx) {
       const int first = t->rank / t->N * t->N, P = t->M * t->N;
       const int one = boards && vnode(first, P) == vnode(first + t->N - 1, P);
       if (one && t->N > 2) CU_ASSERT_PTR_NOT_NULL(strstr(rep.why, "L panels on the row's board"));
-      if ((!one || t->N == 2) && t->N <= 4)
+      if ((!one || t->N == 2) && t->N <= HLU_EARLY_MAX)
         CU_ASSERT_PTR_NOT_NULL(strstr(rep.why, "L panels sent early"));
+      /* longer rows across both nodes, or without a board: round a ring */
+      CU_ASSERT_EQUAL(strstr(rep.why, "round a ring") != NULL,
+                      (!one || t->N == 2 || !boards) && t->N > HLU_EARLY_MAX);
       if (!one) CU_ASSERT_PTR_NULL(strstr(rep.why, "row's board"));
     }
     if (v == 0 && t->member) { /* the pivot records: a board only on a column in one node of up

@@ -67,33 +67,79 @@ static void pack_l(const hlu_ctx *c, hreal *lb, const int64_t *ipiv, int64_t j0,
   hkern_pack(c->mloc - il0, jb, c->a + il0 + jl0 * c->lld, c->lld, lb + HREAL_WORD * (jb + 1));
 }
 
-/* The early broadcast of an L panel by messages, along a process row of at most HLU_EARLY_MAX
- * ranks that does not lie on one node (there the board serves): the root sends to each with
- * MPI_Isend and the others MPI_Irecv. Where MPI moves a large message in one piece (shared memory
- * with single-copy: the receiver copies it itself) it needs little help from the busy sender.
- * Where it cannot (no single-copy, as in many containers; across a network without progress
- * threads) the message only moves while both sides are inside MPI, here between the update's
- * slices: on 16 cores without single-copy, process rows of 8 ranks lost 30 % and rows of 16
- * (MPI_Ibcast) more against the blocking broadcast (bench/results/history_16core.md), while rows
- * of 2 and 4 were within a few percent. Wider rows therefore broadcast in step. */
+/* The early broadcast of an L panel by messages along a process row that does not lie on one node
+ * (there the board serves), in one of two shapes:
+ *   star  (rows of at most HLU_EARLY_MAX ranks) the root sends to each with MPI_Isend and the
+ *         others MPI_Irecv. Where MPI moves a large message in one piece (shared memory with
+ *         single-copy: the receiver copies it itself) it needs little help from the busy sender.
+ *         Where it cannot (no single-copy, as in many containers; across a network without
+ *         progress threads) the message only moves while both sides are inside MPI, here between
+ *         the update's slices: on 16 cores without single-copy, process rows of 8 ranks lost 30 %
+ *         and rows of 16 (MPI_Ibcast) more against the blocking broadcast
+ *         (bench/results/history_16core.md), while rows of 2 and 4 were within a few percent.
+ *   ring  (longer rows, HPL's increasing ring) the root sends to the next rank, and every rank
+ *         passes the panel on to the next as soon as it sees it arrive (early_progress, between
+ *         the pieces of its step) or needs it (early_have). Each rank sends one message a step
+ *         instead of the root N - 1; the next panel's owner, the rank after the root, has it first.
+ *         Against the blocking chain, which holds every rank of the row for the whole chain each
+ *         step, a rank spends no time in it: the panel moves while the ranks compute, and a step
+ *         costs a rank about its update and one message (the bound of model.c: hp_lu_time).
+ * A queue holds one panel's requests: the star root's sends, or a receive (r[0]) and, in the ring,
+ * the send on (r[1]). */
 
 typedef struct {
   MPI_Request r[HLU_EARLY_MAX];
   int n;
+  int recv; /* r[0] is a receive not seen complete */
+  int next; /* ring: the rank the panel goes on to once received; -1: none, or sent */
+  hreal *buf;
+  int count;
 } hlu_early;
 
-static int early_wait(hbsp_env all, hlu_early *q) {
+/* The panel goes on to the next rank of the ring, once it is here (blocking: wait for it). */
+static int early_forward(hbsp_env all, hbsp_env row, hlu_early *q, int block) {
+  if (q->recv) {
+    int done = 1;
+    if (block)
+      HBSP_MPI(all, MPI_Wait(&q->r[0], MPI_STATUS_IGNORE));
+    else
+      HBSP_MPI(all, MPI_Test(&q->r[0], &done, MPI_STATUS_IGNORE));
+    if (!done) return HLA_OK;
+    q->recv = 0;
+  }
+  if (q->next >= 0) {
+    HBSP_MPI(all, MPI_Isend(q->buf, q->count, HREAL_MPI, q->next, HLU_TAG_L, hbsp_comm(row),
+                            &q->r[q->n++]));
+    q->next = -1;
+  }
+  return HLA_OK;
+}
+
+/* The panel of q is here (and, in the ring, on its way on). */
+static int early_have(hbsp_env all, hbsp_env row, hlu_early *q) {
+  return early_forward(all, row, q, 1);
+}
+
+/* Everything of q done: its buffer may take another panel. */
+static int early_wait(hbsp_env all, hbsp_env row, hlu_early *q) {
+  HLA_CALL(early_have(all, row, q));
   if (q->n > 0) HBSP_MPI(all, MPI_Waitall(q->n, q->r, MPI_STATUSES_IGNORE));
   q->n = 0;
   return HLA_OK;
 }
 
-static int early_post(hbsp_env all, hbsp_env row, hlu_early *q, hreal *buf, int count, int root) {
+static int early_post(hbsp_env all, hbsp_env row, hlu_early *q, hreal *buf, int count, int root,
+                      int ring) {
   MPI_Comm comm = hbsp_comm(row);
-  int N = hbsp_size(row), me = hbsp_rank(row);
-  q->n = 0;
-  if (me != root) {
-    HBSP_MPI(all, MPI_Irecv(buf, count, HREAL_MPI, root, HLU_TAG_L, comm, &q->r[q->n++]));
+  int N = hbsp_size(row), me = hbsp_rank(row), v = (me - root + N) % N;
+  *q = (hlu_early){.n = 0, .recv = 0, .next = -1, .buf = buf, .count = count};
+  if (v != 0) {
+    HBSP_MPI(all, MPI_Irecv(buf, count, HREAL_MPI, ring ? (me + N - 1) % N : root, HLU_TAG_L, comm,
+                            &q->r[q->n++]));
+    q->recv = 1;
+    if (ring && v < N - 1) q->next = (me + 1) % N;
+  } else if (ring) {
+    HBSP_MPI(all, MPI_Isend(buf, count, HREAL_MPI, (me + 1) % N, HLU_TAG_L, comm, &q->r[q->n++]));
   } else {
     for (int t = 1; t < N; t++) /* staggered, so that no receiver is everyone's first */
       HBSP_MPI(all, MPI_Isend(buf, count, HREAL_MPI, (me + t) % N, HLU_TAG_L, comm, &q->r[q->n++]));
@@ -101,10 +147,20 @@ static int early_post(hbsp_env all, hbsp_env row, hlu_early *q, hreal *buf, int 
   return HLA_OK;
 }
 
-static void early_test(hlu_early *q) {
-  int done;
-  if (q->n > 0) MPI_Testall(q->n, q->r, &done, MPI_STATUSES_IGNORE);
-  if (q->n > 0 && done) q->n = 0;
+/* Moves the panels along while this rank computes: passes on what has arrived, oldest panel first
+ * (a rank's messages to the next are matched in the order they were sent), and lets go of what
+ * has completed. */
+static int early_progress(hbsp_env all, hbsp_env row, hlu_early *old, hlu_early *young) {
+  HLA_CALL(early_forward(all, row, old, 0));
+  if (old->next < 0) HLA_CALL(early_forward(all, row, young, 0));
+  for (hlu_early *q = old; q; q = q == old ? young : NULL) {
+    int done;
+    if (q->n > 0 && !q->recv && q->next < 0) {
+      HBSP_MPI(all, MPI_Testall(q->n, q->r, &done, MPI_STATUSES_IGNORE));
+      if (done) q->n = 0;
+    }
+  }
+  return HLA_OK;
 }
 
 /* The board slot of panel k on an N-column process row: each owner alternates its two slots. */
@@ -151,7 +207,9 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
   if (c->pboard) HLA_CALL(hbsp_board_reset(c->pboard));
   c->pex = 0;
   const int early = c->plan.lpanels != HLU_L_BCAST;
-  hlu_early lq[2] = {{.n = 0}, {.n = 0}};
+  const int msgs = early && bd == NULL; /* by messages: moved along between the step's pieces */
+  const int ring = c->plan.lpanels == HLU_L_RING;
+  hlu_early lq[2] = {{.n = 0, .next = -1}, {.n = 0, .next = -1}};
   const int spread = c->plan.swap == HLA_SWAP_SPREAD;
   const int pre = c->plan.lookahead && !spread; /* the next block's swaps packed early (e.) */
   c->tmark = hbsp_time();
@@ -186,9 +244,9 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
     } else { /* posted in step k-1 (see e.), except for the first panel */
       if (k == 0) {
         if (me_c == pc) pack_l(c, lb, ipiv, j0, jb, pinfo, il0, jl0);
-        HLA_CALL(early_post(c->all, c->rowlv.env, &lq[0], lb, (int)lwords, pc));
+        HLA_CALL(early_post(c->all, c->rowlv.env, &lq[0], lb, (int)lwords, pc, ring));
       }
-      if (me_c != pc) HLA_CALL(early_wait(c->all, &lq[k % 2])); /* a sender has its data */
+      if (me_c != pc) HLA_CALL(early_have(c->all, c->rowlv.env, &lq[k % 2]));
     }
     const int64_t *hdr = (const int64_t *)lb;
     const hreal *L = lb + HREAL_WORD * (jb + 1);
@@ -245,10 +303,10 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
       } else {
         hreal *nb2 = (k + 1) % 2 ? c->lbuf2 : c->lbuf;
         hlu_early *q = &lq[(k + 1) % 2];
-        HLA_CALL(early_wait(c->all, q)); /* the sends of panel k-1, from this buffer */
+        HLA_CALL(early_wait(c->all, c->rowlv.env, q)); /* panel k-1's, in this buffer */
         if (me_c == next_pc) pack_l(c, nb2, ipiv, next0, jbn, pinfo, il1, jl1);
         HLA_CALL(early_post(c->all, c->rowlv.env, q, nb2,
-                            (int)(HREAL_WORD * (jbn + 1) + (c->mloc - il1) * jbn), next_pc));
+                            (int)(HREAL_WORD * (jbn + 1) + (c->mloc - il1) * jbn), next_pc, ring));
       }
     }
     hlu_phase(c, HLU_T_PANEL);
@@ -283,15 +341,14 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
         HLA_CALL(hkern_dgemm('N', 'N', m2, w, jb, -1.0, L21, ldl, c->ubuf + (nxt + s0) * jb, jb,
                              1.0, A22 + (nxt + s0) * lld, lld));
       if (c->rows.open) HLA_CALL(hlu_rows_pack(c, s0, s0 + w));
-      early_test(&lq[0]);
-      early_test(&lq[1]);
+      if (msgs) HLA_CALL(early_progress(c->all, c->rowlv.env, &lq[k % 2], &lq[(k + 1) % 2]));
     }
     HLA_CALL(hlu_u_wait(c, INT64_MAX)); /* nothing left by now; kept safe */
     if (bd != NULL && me_c != pc) HLA_CALL(hbsp_board_done(bd, pc, board_slot(k, N)));
     hlu_phase(c, HLU_T_UPDATE);
   }
-  HLA_CALL(early_wait(c->all, &lq[0]));
-  HLA_CALL(early_wait(c->all, &lq[1]));
+  HLA_CALL(early_wait(c->all, c->rowlv.env, &lq[0]));
+  HLA_CALL(early_wait(c->all, c->rowlv.env, &lq[1]));
   hlu_phase(c, HLU_T_LWAIT);
   /* f. */
   HLA_CALL(hlu_swap_left(c, ipiv));

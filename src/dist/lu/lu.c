@@ -316,15 +316,18 @@ int hlu_workspace(hlu_ctx *c, int factor, hmat B) {
   if (!factor) return HLA_OK;
 
   /* The rest of the plan, now that the boards exist or not. The L panels leave early (factor.c)
-   * with look-ahead on a flat process row and the library's or MPI's own broadcast: on the row's
-   * board where there is one, else by messages on rows of up to HLU_EARLY_MAX ranks (a message's
-   * count must fit an int). */
+   * with look-ahead on a flat process row: on the row's board where there is one, else by
+   * messages (a message's count must fit an int), from the root to each on rows of up to
+   * HLU_EARLY_MAX ranks (the library's or MPI's own broadcast asked for), round a ring on longer
+   * ones (the library's). */
   const int how_auto = c->howp == NULL || c->howp->alg == HBSP_AUTO;
+  const int msgs = c->plan.lookahead && c->N > 1 && c->rowlv.local == NULL && lw <= INT_MAX;
   if (c->board != NULL)
     c->plan.lpanels = HLU_L_BOARD;
-  else if (c->plan.lookahead && c->N > 1 && c->N <= HLU_EARLY_MAX && c->rowlv.local == NULL &&
-           (how_auto || c->howp->alg == HBSP_NATIVE) && lw <= INT_MAX)
+  else if (msgs && c->N <= HLU_EARLY_MAX && (how_auto || c->howp->alg == HBSP_NATIVE))
     c->plan.lpanels = HLU_L_EARLY;
+  else if (msgs && c->N > HLU_EARLY_MAX && how_auto)
+    c->plan.lpanels = HLU_L_RING;
   else
     c->plan.lpanels = HLU_L_BCAST;
   size_t at = strlen(c->plan.why);
@@ -335,6 +338,7 @@ int hlu_workspace(hlu_ctx *c, int factor, hmat B) {
     snprintf(c->plan.why + at, sizeof c->plan.why - at, "%s%s",
              c->plan.lpanels == HLU_L_BOARD   ? ", L panels on the row's board"
              : c->plan.lpanels == HLU_L_EARLY ? ", L panels sent early"
+             : c->plan.lpanels == HLU_L_RING  ? ", L panels sent early round a ring"
                                               : "",
              c->pboard != NULL                    ? ", pivots on the column's board"
              : c->M > 1 && c->collv.local == NULL ? ", pivots by binary exchange"

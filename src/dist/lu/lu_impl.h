@@ -50,7 +50,7 @@ typedef struct {
 } hlu_rows;
 
 /* How the L panels go along the process rows (hlu_plan.lpanels). */
-enum { HLU_L_BCAST = 0, HLU_L_EARLY, HLU_L_BOARD };
+enum { HLU_L_BCAST = 0, HLU_L_EARLY, HLU_L_BOARD, HLU_L_RING };
 
 /* The concrete LU a call runs: every choice made once, at the entry (hlu_setup resolves the options
  * and the planner's choice, hlu_workspace the boards), then only read: by the driver and the other
