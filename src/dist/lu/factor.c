@@ -6,7 +6,8 @@
  *   a. panel: the process column pc factors the panel (panel.c), pivots by max-with-location
  *      over the column (pivot.c); skipped when look-ahead already did it in step k-1;
  *   b. L: the panel (my rows >= j0) with the pivots and the zero-pivot flag goes along every
- *      process row from pc (one- or two-level broadcast, bcast.c);
+ *      process row from pc: with look-ahead on a flat row early (see e.), on the row's board, from
+ *      pc to each or round a ring; else by a one- or two-level broadcast (bcast.c);
  *   c. swaps: the jb interchanges, composed into one permutation, move every touched row once to
  *      its final owner right of the panel, in one superstep per process column (swap.c); left
  *      of the panels they wait for the end (f.). On the process column that factored the panel by
@@ -36,7 +37,8 @@
  *          + log2 jb broadcasts of <= jb^2/4 words + 2 R jb^2 flops on pc;
  *   L      R jb g_r + l_r (pipelined: about once, plus N - 2 segments; a tree: log2 N times);
  *          on the row's board (N > 2 on one node, look-ahead): R jb words written by pc, read in
- *          place by the others, no message and no l;
+ *          place by the others, no message and no l; round the ring: R jb words in and out of
+ *          every rank, overlapped with the update, and one hop's on the critical path;
  *   swaps  2 jb C g_c + l_c (right of the panel);
  *   U      jb^2 C flops on pr + jb C g_c + l_c (pipelined as L); in parts: jb^2 C / M flops each
  *          + 2 l_c + (jb^2 + jb C / M)(M - 1) g_c + jb C (M - 1) / M g_c; streamed: jb^2 C flops

@@ -108,9 +108,11 @@
  * row's board (N > 2 on one node, the library's broadcasts: the others read it in place, L = 0) or
  *   sends it at once (MPI's broadcast or the library's, up to HLU_EARLY_MAX process columns), so a
  *   step costs L (1 - ovl) + swaps + U + max(update of everything, update of block k + 1 + panel
- *   k + 1). On wider flat rows the next owner is the first rank of the segmented chain: a step
- *   waits only for its X segments over one link, and the rest of the chain once, at the end. One
- *   process (1 x 1):
+ *   k + 1); on wider flat rows (the library's broadcasts) round a ring: one hop of the whole
+ *   panel (the row's hops' average, ring_hop) before both. With another broadcast on wider flat
+ *   rows the next owner is the first rank of the segmented chain: a step waits only for its X
+ *   segments over one link, and the rest of the chain once, at the end, but the rank with the
+ *   largest update also for its time in the chain (bcast_busy). One process (1 x 1):
  *   LAPACK's dgetrf, 2/3 n^3 (1 + getrf_half / n) / getrf_rate.
  * Solve (trsolve.c, solve.c): the permutation superstep and, per block and triangle, a row
  *   broadcast of the triangle's block column to the process columns holding B, a column broadcast
@@ -753,6 +755,13 @@ static double bcast_busy(const hp_ctx *x, hp_env e, int alg, double bytes) {
   return x->kappa[alg] * X * (lk.alpha + m * lk.beta);
 }
 
+/* One hop of the L panels' ring (factor.c), on average: the whole message over each of the row's
+ * N - 1 hops (a chain of one segment, routed where the network is known), over N - 1. */
+static double ring_hop(const hp_ctx *x, hp_env e, double bytes) {
+  if (e.p <= 1 || bytes <= 0) return 0.0;
+  return x->kappa[HBSP_PIPELINE] * bcast_seg(x, e, HBSP_PIPELINE, bytes, bytes) / (e.p - 1);
+}
+
 /* e's two levels by node (hlu_bcast): a node's ranks and the nodes' leaders; 0 where e has one. */
 static int node_levels(const hp_ctx *x, hp_env e, hp_env *in, hp_env *lead) {
   if (e.spans <= 1 || e.per_node <= 1 || e.spans >= e.p) return 0;
@@ -1141,8 +1150,10 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
   int flat_row = la && (!hier || row.spans <= 1 || row.per_node <= 1);
   /* the L panel posted on the row's board (one node, the library's broadcasts) or sent early */
   int board = flat_row && N > HLU_BOARD_MIN && row.spans <= 1 && c->bcast_alg == HBSP_AUTO;
-  int early = board || (flat_row && N <= HLU_EARLY_MAX &&
-                        (c->bcast_alg == HBSP_AUTO || c->bcast_alg == HBSP_NATIVE));
+  int ring = flat_row && !board && N > HLU_EARLY_MAX && c->bcast_alg == HBSP_AUTO;
+  int early = board || ring ||
+              (flat_row && N <= HLU_EARLY_MAX &&
+               (c->bcast_alg == HBSP_AUTO || c->bcast_alg == HBSP_NATIVE));
   /* the L and U broadcasts: pipelined on more than two ranks unless asked otherwise (lu_impl.h) */
   int auto_alg = c->bcast_alg == HBSP_AUTO;
   int lalg = auto_alg && row.p > 2 ? HBSP_PIPELINE : c->bcast_alg;
@@ -1178,7 +1189,9 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
       panel = lu_panel(x, c, col, R0, jb, &cmp);
     cp += panel;
     double Lb = 8.0 * (jb + 1 + R0 * jb);
-    double L = hier ? hp_bcast_nodes(x, row, lalg, Lb) : hp_bcast(x, row, lalg, Lb);
+    double L = ring   ? ring_hop(x, row, Lb)
+               : hier ? hp_bcast_nodes(x, row, lalg, Lb)
+                      : hp_bcast(x, row, lalg, Lb);
     cmp += L;
     /* With look-ahead only the next panel's owner, the chain's first rank, waits for the L panel
      * on the critical path; the others, further down the chain, lag behind by the rest of it, the
@@ -1270,18 +1283,22 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
       }
       /* the early broadcast is point-to-point from the owner; the board moves nothing (the
        * others read the panel in place) */
-      double Le = board ? 0.0 : hp_bcast(x, row, HBSP_FLAT, Lb);
+      double Le = board ? 0.0 : ring ? L : hp_bcast(x, row, HBSP_FLAT, Lb);
       /* The L panel's chain (not early) blocks: a rank forwards panel k + 1 only after its update
        * of step k, and every rank, wherever it is in the chain, spends Lbusy in it each step. So
        * beside the next panel's owner (Lcrit, the rest of the chain lagging behind it the same
        * each step), the rank with the largest update bounds the step: its update plus its time
        * in the chain. It decides on long rows in narrow panels once the updates are long
-       * (bench/results/sim/README.md: "The LU at n = 32768, against HPL"). */
-      double Lbusy = early  ? 0.0
-                     : hier ? bcast_nodes_busy(x, row, lalg, Lb)
-                            : bcast_busy(x, row, lalg, Lb);
-      step = panel + swap + trsm + Ub + wait +
-             fmax((early ? (1 - x->ovl) * Le : Lcrit) + fmax(upd, upd_next + pn), Lbusy + upd);
+       * (bench/results/sim/README.md: "The LU at n = 32768, against HPL"). The ring does not
+       * block, but a rank that has just handed its panel on waits for the next one to come round
+       * the other N - 1 hops, once every N steps, and makes it up over the other N - 1 steps: on
+       * average one hop a step beside its update, and the next owner waits for one hop. */
+      double Lbusy = ring    ? Le
+                     : early ? 0.0
+                     : hier  ? bcast_nodes_busy(x, row, lalg, Lb)
+                             : bcast_busy(x, row, lalg, Lb);
+      double Lfirst = ring ? Le : early ? (1 - x->ovl) * Le : Lcrit;
+      step = panel + swap + trsm + Ub + wait + fmax(Lfirst + fmax(upd, upd_next + pn), Lbusy + upd);
     }
     cm += cmp;
     t += step;

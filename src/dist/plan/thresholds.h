@@ -16,8 +16,8 @@
  * speed (hp_mm_default_panel). */
 #define HMM_MIN_PANEL 256
 
-/* Process columns up to which the L panels leave early by messages where the row has no board
- * (point to point, lu/factor.c). */
+/* Process columns up to which the L panels leave early by messages from the root to each where the
+ * row has no board (point to point, lu/factor.c); longer rows pass them on round a ring. */
 #define HLU_EARLY_MAX 4
 /* Process columns beyond which the L panels go on the row's board where the row lies on one node
  * (lu.c: hlu_workspace). */
