@@ -1166,7 +1166,7 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
    * a repeated call, which is what is predicted, pays nothing for them; the first one on a grid
    * pays for mapping them once. */
   int64_t steps = (n + nb - 1) / nb;
-  double lag = 0;
+  double lag = 0, round_end = 0;
   for (int64_t k = 0; k < steps; k++) {
     int64_t j0 = k * nb, j1 = j0 + nb < n ? j0 + nb : n;
     double jb = (double)(j1 - j0);
@@ -1201,6 +1201,9 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
                    : hier ? bcast_nodes_first(x, row, lalg, Lb)
                           : bcast_first(x, row, lalg, Lb);
     if (k == 0) lag = L - Lcrit;
+    /* the ring: panel k reaches the last rank of the row the other N - 2 hops after the next
+     * owner, which the run's end waits for where the steps left are fewer than the hops */
+    if (ring && la) round_end = fmax(round_end, t + (N - 1) * L);
     /* right of the panel only (the left waits for the end, below) */
     double swap;
     if (M == 1) {
@@ -1304,6 +1307,7 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
     t += step;
   }
   if (la && !early) t += lag;
+  if (round_end > t) t = round_end;
   if (c->nrhs > 0) {
     double s = hp_solve_time(x, n, M, N, nb, c->nrhs);
     t += s;
