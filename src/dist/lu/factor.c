@@ -80,12 +80,15 @@ static void pack_l(const hlu_ctx *c, hreal *lb, const int64_t *ipiv, int64_t j0,
  *         and rows of 16 (MPI_Ibcast) more against the blocking broadcast
  *         (bench/results/history_16core.md), while rows of 2 and 4 were within a few percent.
  *   ring  (longer rows, HPL's increasing ring) the root sends to the next rank, and every rank
- *         passes the panel on to the next as soon as it sees it arrive (early_progress, between
- *         the pieces of its step) or needs it (early_have). Each rank sends one message a step
+ *         passes the panel on to the next as soon as it sees it arrive (early_progress, after
+ *         each slice of its update) or needs it (early_have). Each rank sends one message a step
  *         instead of the root N - 1; the next panel's owner, the rank after the root, has it first.
  *         Against the blocking chain, which holds every rank of the row for the whole chain each
  *         step, a rank spends no time in it: the panel moves while the ranks compute, and a step
  *         costs a rank about its update and one message (the bound of model.c: hp_lu_time).
+ *         Measured under SimGrid only, where a posted message moves by itself
+ *         (bench/results/sim/README.md: "The LU at n = 32768, against HPL"); on a network
+ *         without progress threads a hop also waits for both ranks to be inside MPI.
  * A queue holds one panel's requests: the star root's sends, or a receive (r[0]) and, in the ring,
  * the send on (r[1]). */
 
