@@ -102,7 +102,8 @@
  * diagonal owner and jb C (M - 1) / M, and a trsm of jb^2 C / M flops; otherwise a trsm (jb^2 C
  * flops) on one process row and bcast(col, jb C 8), with the columns of one node at once (on a
  * torus or ports; as pipelined chains, which drift out of step, one chain and part of the rest's
- * excess); update  dgemm(R', C, jb), R' = local rows >= j0
+ * excess; round the L panels' ring only the columns it reaches within one U block's time of each
+ * other: ring_overlap); update  dgemm(R', C, jb), R' = local rows >= j0
  * + jb. Without look-ahead (or N = 1) a step is the sum. With look-ahead and N > 1 the owner of
  * block k + 1 updates that block, factors panel k + 1 and (flat rows) posts its L panel on the
  * row's board (N > 2 on one node, the library's broadcasts: the others read it in place, L = 0) or
@@ -762,6 +763,15 @@ static double ring_hop(const hp_ctx *x, hp_env e, double bytes) {
   return x->kappa[HBSP_PIPELINE] * bcast_seg(x, e, HBSP_PIPELINE, bytes, bytes) / (e.p - 1);
 }
 
+/* Of k process columns whose U blocks would go at once, how many do round the L panels' ring:
+ * the panel reaches them a hop (h) apart, so only those within one U block's time (t1) of each
+ * other overlap. */
+static int64_t ring_overlap(int64_t k, double t1, double h) {
+  if (h <= 0 || t1 <= 0) return k;
+  const double q = ceil(t1 / h);
+  return q < (double)k ? (q < 1 ? 1 : (int64_t)q) : k;
+}
+
 /* e's two levels by node (hlu_bcast): a node's ranks and the nodes' leaders; 0 where e has one. */
 static int node_levels(const hp_ctx *x, hp_env e, hp_env *in, hp_env *lead) {
   if (e.spans <= 1 || e.per_node <= 1 || e.spans >= e.p) return 0;
@@ -1177,10 +1187,10 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
     if (cols > N) cols = N;
     if (cols < 1) cols = 1;
     const hp_env right = hp_env_family(ucol0, 1, (int)cols, 0, 1);
-    /* ... and of those a node's send their U blocks at once */
+    /* ... and of those a node's send their U blocks at once (round the ring, fewer:
+     * ring_overlap) */
     const int64_t ucols = cols < x->rpn ? cols : x->rpn;
-    const hp_env ucol = hp_env_family(ucol0, 1, (int)ucols, 0, 1),
-                 one = hp_env_family(ucol0, 1, 1, 0, 1);
+    const hp_env one = hp_env_family(ucol0, 1, 1, 0, 1);
     double cmp = 0; /* communication of this step */
     double panel;
     if (la && k > 0)
@@ -1244,10 +1254,10 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
       trsm = 0.6 * hp_gemm(x, jb, first, jb) + pack_t(x, 8.0 * jb * first);
       /* point to point from pr, routed on a network as a node's columns' at once, out of step
        * (at the probe's g, every rank of a node sending, 4 x 64 came out 1.30 x on the fat tree) */
-      const double tk = hp_torus_trade(x, ucol, 8.0 * jb * first);
-      Ub = tk >= 0 ? hp_sync(x, col, 0) +
-                         out_of_step(hp_torus_trade(x, one, 8.0 * jb * first), tk, ucols)
-                   : hp_sync(x, col, jb * first);
+      const double t1 = hp_torus_trade(x, one, 8.0 * jb * first);
+      const int64_t kk = ring ? ring_overlap(ucols, t1, L) : ucols;
+      const double tk = hp_torus_trade(x, hp_env_family(ucol0, 1, (int)kk, 0, 1), 8.0 * jb * first);
+      Ub = tk >= 0 ? hp_sync(x, col, 0) + out_of_step(t1, tk, kk) : hp_sync(x, col, jb * first);
       double late = all + (R1pr > 0 ? hp_gemm(x, R1pr, Cn, jb) : 0.0) - hp_gemm(x, R1, Cn, jb);
       if (late > trsm + Ub) trsm = late - Ub;
     } else if (usplit) { /* pr scatters L11 and the parts, all solve theirs, one exchange */
@@ -1258,12 +1268,13 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
                   : 0.0;
     } else {
       trsm = Cn > 0 ? 0.6 * hp_gemm(x, jb, Cn, jb) + pack_t(x, 8.0 * jb * Cn) : 0.0;
-      Ub = hier ? hp_bcast_nodes(x, ucol, ualg, 8.0 * jb * Cn)
-                : hp_bcast(x, ucol, ualg, 8.0 * jb * Cn);
+      const double ub = 8.0 * jb * Cn,
+                   t1 = hier ? hp_bcast_nodes(x, one, ualg, ub) : hp_bcast(x, one, ualg, ub);
+      const int64_t kk = ring ? ring_overlap(ucols, t1, L) : ucols;
+      const hp_env uk = hp_env_family(ucol0, 1, (int)kk, 0, 1);
+      Ub = hier ? hp_bcast_nodes(x, uk, ualg, ub) : hp_bcast(x, uk, ualg, ub);
       if (ualg == HBSP_PIPELINE) /* the chains; the trees' few long steps stay in step */
-        Ub = out_of_step(hier ? hp_bcast_nodes(x, one, ualg, 8.0 * jb * Cn)
-                              : hp_bcast(x, one, ualg, 8.0 * jb * Cn),
-                         Ub, ucols);
+        Ub = out_of_step(t1, Ub, kk);
     }
     cmp += Ub;
     double upd = hp_gemm(x, R1, Cn, jb);
