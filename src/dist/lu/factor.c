@@ -158,11 +158,12 @@ static int early_post(hbsp_env all, hbsp_env row, hlu_early *q, hreal *buf, int 
 static int early_progress(hbsp_env all, hbsp_env row, hlu_early *old, hlu_early *young) {
   HLA_CALL(early_forward(all, row, old, 0));
   if (old->next < 0) HLA_CALL(early_forward(all, row, young, 0));
-  for (hlu_early *q = old; q; q = q == old ? young : NULL) {
+  hlu_early *qs[2] = {old, young};
+  for (int i = 0; i < 2; i++) {
     int done;
-    if (q->n > 0 && !q->recv && q->next < 0) {
-      HBSP_MPI(all, MPI_Testall(q->n, q->r, &done, MPI_STATUSES_IGNORE));
-      if (done) q->n = 0;
+    if (qs[i]->n > 0 && !qs[i]->recv && qs[i]->next < 0) {
+      HBSP_MPI(all, MPI_Testall(qs[i]->n, qs[i]->r, &done, MPI_STATUSES_IGNORE));
+      if (done) qs[i]->n = 0;
     }
   }
   return HLA_OK;
@@ -212,7 +213,7 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
   if (c->pboard) HLA_CALL(hbsp_board_reset(c->pboard));
   c->pex = 0;
   const int early = c->plan.lpanels != HLU_L_BCAST;
-  const int msgs = early && bd == NULL; /* by messages: moved along between the step's pieces */
+  const int msgs = early && bd == NULL; /* by messages: moved along after each update slice */
   const int ring = c->plan.lpanels == HLU_L_RING;
   hlu_early lq[2] = {{.n = 0, .next = -1}, {.n = 0, .next = -1}};
   const int spread = c->plan.swap == HLA_SWAP_SPREAD;

@@ -1211,8 +1211,8 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
                    : hier ? bcast_nodes_first(x, row, lalg, Lb)
                           : bcast_first(x, row, lalg, Lb);
     if (k == 0) lag = L - Lcrit;
-    /* the ring: panel k reaches the last rank of the row the other N - 2 hops after the next
-     * owner, which the run's end waits for where the steps left are fewer than the hops */
+    /* the ring: panel k reaches the row's last rank N - 1 hops after it leaves; where that is
+     * past the steps left, the run's end waits for it */
     if (ring && la) round_end = fmax(round_end, t + (N - 1) * L);
     /* right of the panel only (the left waits for the end, below) */
     double swap;
