@@ -43,7 +43,8 @@ for res in results:
     for l in open(res):
         if l.startswith('{"bench":"sim_lu"'):
             r = json.loads(l)
-            if r["case"] in ("flat", "hier"):
+            # a hierarchical run in groups of 1 x 1 (rows and columns each on one node) ran flat
+            if r["case"] == "flat" or (r["case"] == "hier" and r["groups"] != "1x1"):
                 sims.setdefault(r["P"], []).append((r, net))
 
 print("P      n      grid     nb   alg   bcast     simulated  predicted  ratio")
