@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# bench/sim/plot_lu.sh OUT.png FILE.txt...: experiment 2's plot, hla's simulated LU beside HPL's.
-# FILEs are outputs of bench/sim/lu_flat_hier.sh and bench/sim/hpl.sh on one platform; per process
-# count and grid the plot shows HPL's Gflop/s and hla's best over the cases and broadcasts the
-# files hold (gnuplot; Debian gnuplot-nox).
+# [TITLE=text] bench/sim/plot_lu.sh OUT.png FILE.txt...: experiment 2's plot, hla's simulated LU
+# beside HPL's. FILEs are outputs of bench/sim/lu_flat_hier.sh and bench/sim/hpl.sh on one platform,
+# one order n per process count; per process count and grid the plot shows HPL's Gflop/s and hla's
+# best over the cases and broadcasts the files hold (gnuplot; Debian gnuplot-nox). TITLE: the
+# plot's title (default: the BG/P-like torus's runs).
 set -euo pipefail
 out=$1
 shift
@@ -28,7 +29,7 @@ PY
 gnuplot <<GP
 set terminal pngcairo size 900,520
 set output "$out"
-set title "LU of order n under simulation (BG/P-like torus; n = 4096 at P = 256, else 8192): hla against HPL"
+set title "${TITLE:-LU of order n under simulation (BG/P-like torus; n = 4096 at P = 256, else 8192): hla against HPL}"
 set ylabel "Gflop/s (simulated)"
 set xlabel "ranks, grid"
 set style data histograms
@@ -36,5 +37,6 @@ set style histogram clustered gap 1
 set style fill solid 0.8 border -1
 set xtics rotate by -30
 set key top left
+set yrange [0:*]
 plot "$data" using 2:xtic(1) title "hla (best of its runs)", "" using 3 title "HPL (0: not run)"
 GP
