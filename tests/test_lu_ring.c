@@ -2,7 +2,8 @@
  * not lie on one node. Every rank is a node of its own here, so no row has a board and every row
  * longer than HLU_EARLY_MAX goes by the ring: the same pivots and bits as the blocking broadcast
  * and as no look-ahead, LAPACK's pivots, ragged and rectangular sizes (process rows and columns
- * without entries still pass the panels on), a zero pivot's flag and a solve.
+ * without entries still pass the panels on; those with no column right of a panel take only its
+ * pivots and flag), a zero pivot's flag and a solve.
  * @procs 5 6 10
  * @env HLA_VIRTUAL_NODES=4096
  */
@@ -46,11 +47,11 @@ static void ring_equals_chain_on(const tgrid *t, void *ctx) {
                         v == 0 && t->N > HLU_EARLY_MAX && t->M * t->N > 1);
         CU_ASSERT_EQUAL(info[v], -1);
       }
+      /* on every rank: those past the last block column of a panel take only its header */
+      for (int v = 1; v < 3; v++)
+        CU_ASSERT_EQUAL(memcmp(ipiv[0], ipiv[v], (size_t)k * sizeof(int64_t)), 0);
       if (t->rank == 0) {
-        for (int v = 1; v < 3; v++) {
-          CU_ASSERT_EQUAL(memcmp(ipiv[0], ipiv[v], (size_t)k * sizeof(int64_t)), 0);
-          CU_ASSERT_EQUAL(ht_ndiff(F[0], F[v], m * n), 0);
-        }
+        for (int v = 1; v < 3; v++) CU_ASSERT_EQUAL(ht_ndiff(F[0], F[v], m * n), 0);
         if (m == n) {
           int64_t ref[50];
           lapack_pivots(n, A0, ref);

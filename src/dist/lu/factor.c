@@ -38,7 +38,8 @@
  *   L      R jb g_r + l_r (pipelined: about once, plus N - 2 segments; a tree: log2 N times);
  *          on the row's board (N > 2 on one node, look-ahead): R jb words written by pc, read in
  *          place by the others, no message and no l; round the ring: R jb words in and out of
- *          every rank, overlapped with the update, and one hop's on the critical path;
+ *          every rank that holds columns right of the panel (the others: jb + 1 words),
+ *          overlapped with the update, and one hop's on the critical path;
  *   swaps  2 jb C g_c + l_c (right of the panel);
  *   U      jb^2 C flops on pr + jb C g_c + l_c (pipelined as L); in parts: jb^2 C / M flops each
  *          + 2 l_c + (jb^2 + jb C / M)(M - 1) g_c + jb C (M - 1) / M g_c; streamed: jb^2 C flops
@@ -89,6 +90,11 @@ static void pack_l(const hlu_ctx *c, hreal *lb, const int64_t *ipiv, int64_t j0,
  *         Measured under SimGrid only, where a posted message moves by itself
  *         (bench/results/sim/README.md: "The LU at n = 32768, against HPL"); on a network
  *         without progress threads a hop also waits for both ranks to be inside MPI.
+ * Either way the panel's entries go only to the process columns that hold columns right of it
+ * (early_full): the others have nothing to update and take only its header, the pivots and the
+ * flag, which leads the buffer. Near the end of a run, or on rows with more process columns than
+ * block columns, the ring then passes the rest of its way in messages of a few words (a row of
+ * 1,024 ranks and 64 block columns took about 1.6 s to pass one panel round it whole).
  * A queue holds one panel's requests: the star root's sends, or a receive (r[0]) and, in the ring,
  * the send on (r[1]). */
 
@@ -98,8 +104,15 @@ typedef struct {
   int recv; /* r[0] is a receive not seen complete */
   int next; /* ring: the rank the panel goes on to once received; -1: none, or sent */
   hreal *buf;
-  int count;
+  int count; /* words sent on to next: the whole message, or its header only */
 } hlu_early;
+
+/* Of the ranks after the root along the row (relative 1 .. N - 1), how many hold columns right of
+ * panel k, which they all do from the first: the owners of blocks k + 1, k + 2, ... */
+static int early_full(int64_t k, int64_t n, int nb, int N) {
+  const int64_t after = (n + nb - 1) / nb - 1 - k;
+  return after < N - 1 ? (int)after : N - 1;
+}
 
 /* The panel goes on to the next rank of the ring, once it is here (blocking: wait for it). */
 static int early_forward(hbsp_env all, hbsp_env row, hlu_early *q, int block) {
@@ -133,22 +146,28 @@ static int early_wait(hbsp_env all, hbsp_env row, hlu_early *q) {
   return HLA_OK;
 }
 
-static int early_post(hbsp_env all, hbsp_env row, hlu_early *q, hreal *buf, int count, int root,
-                      int ring) {
+/* Posts panel k's message of `count` words (its header: the first `head`) from root along the row:
+ * relative ranks 1 .. early_full get all of it, the rest the header. */
+static int early_post(hbsp_env all, hbsp_env row, hlu_early *q, hreal *buf, int count, int head,
+                      int root, int ring, int full) {
   MPI_Comm comm = hbsp_comm(row);
   int N = hbsp_size(row), me = hbsp_rank(row), v = (me - root + N) % N;
-  *q = (hlu_early){.n = 0, .recv = 0, .next = -1, .buf = buf, .count = count};
+#define WORDS(t) ((t) <= full ? count : head) /* what relative rank t gets */
+  *q = (hlu_early){.n = 0, .recv = 0, .next = -1, .buf = buf, .count = WORDS(v + 1)};
   if (v != 0) {
-    HBSP_MPI(all, MPI_Irecv(buf, count, HREAL_MPI, ring ? (me + N - 1) % N : root, HLU_TAG_L, comm,
-                            &q->r[q->n++]));
+    HBSP_MPI(all, MPI_Irecv(buf, WORDS(v), HREAL_MPI, ring ? (me + N - 1) % N : root, HLU_TAG_L,
+                            comm, &q->r[q->n++]));
     q->recv = 1;
     if (ring && v < N - 1) q->next = (me + 1) % N;
   } else if (ring) {
-    HBSP_MPI(all, MPI_Isend(buf, count, HREAL_MPI, (me + 1) % N, HLU_TAG_L, comm, &q->r[q->n++]));
+    HBSP_MPI(all,
+             MPI_Isend(buf, WORDS(1), HREAL_MPI, (me + 1) % N, HLU_TAG_L, comm, &q->r[q->n++]));
   } else {
     for (int t = 1; t < N; t++) /* staggered, so that no receiver is everyone's first */
-      HBSP_MPI(all, MPI_Isend(buf, count, HREAL_MPI, (me + t) % N, HLU_TAG_L, comm, &q->r[q->n++]));
+      HBSP_MPI(all,
+               MPI_Isend(buf, WORDS(t), HREAL_MPI, (me + t) % N, HLU_TAG_L, comm, &q->r[q->n++]));
   }
+#undef WORDS
   return HLA_OK;
 }
 
@@ -250,7 +269,8 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
     } else { /* posted in step k-1 (see e.), except for the first panel */
       if (k == 0) {
         if (me_c == pc) pack_l(c, lb, ipiv, j0, jb, pinfo, il0, jl0);
-        HLA_CALL(early_post(c->all, c->rowlv.env, &lq[0], lb, (int)lwords, pc, ring));
+        HLA_CALL(early_post(c->all, c->rowlv.env, &lq[0], lb, (int)lwords,
+                            (int)(HREAL_WORD * (jb + 1)), pc, ring, early_full(k, n, nb, N)));
       }
       if (me_c != pc) HLA_CALL(early_have(c->all, c->rowlv.env, &lq[k % 2]));
     }
@@ -311,8 +331,9 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
         hlu_early *q = &lq[(k + 1) % 2];
         HLA_CALL(early_wait(c->all, c->rowlv.env, q)); /* panel k-1's, in this buffer */
         if (me_c == next_pc) pack_l(c, nb2, ipiv, next0, jbn, pinfo, il1, jl1);
-        HLA_CALL(early_post(c->all, c->rowlv.env, q, nb2,
-                            (int)(HREAL_WORD * (jbn + 1) + (c->mloc - il1) * jbn), next_pc, ring));
+        HLA_CALL(early_post(
+            c->all, c->rowlv.env, q, nb2, (int)(HREAL_WORD * (jbn + 1) + (c->mloc - il1) * jbn),
+            (int)(HREAL_WORD * (jbn + 1)), next_pc, ring, early_full(k + 1, n, nb, N)));
       }
     }
     hlu_phase(c, HLU_T_PANEL);
