@@ -1211,9 +1211,14 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
                    : hier ? bcast_nodes_first(x, row, lalg, Lb)
                           : bcast_first(x, row, lalg, Lb);
     if (k == 0) lag = L - Lcrit;
-    /* the ring: panel k reaches the row's last rank N - 1 hops after it leaves; where that is
-     * past the steps left, the run's end waits for it */
-    if (ring && la) round_end = fmax(round_end, t + (N - 1) * L);
+    /* the ring: panel k reaches the last rank that holds columns right of it (factor.c's
+     * early_full) `full` hops after it leaves, and the row's last rank its header a hop each after
+     * that; where that is past the steps left, the run's end waits for it */
+    if (ring && la) {
+      const int64_t full = steps - 1 - k < N - 1 ? steps - 1 - k : N - 1;
+      const double head = full < N - 1 ? ring_hop(x, row, 8.0 * (jb + 1)) : 0;
+      round_end = fmax(round_end, t + (double)full * L + (double)(N - 1 - full) * head);
+    }
     /* right of the panel only (the left waits for the end, below) */
     double swap;
     if (M == 1) {
