@@ -93,8 +93,9 @@ static void pack_l(const hlu_ctx *c, hreal *lb, const int64_t *ipiv, int64_t j0,
  * Either way the panel's entries go only to the process columns that hold columns right of it
  * (early_full): the others have nothing to update and take only its header, the pivots and the
  * flag, which leads the buffer. Near the end of a run, or on rows with more process columns than
- * block columns, the ring then passes the rest of its way in messages of a few words (a row of
- * 1,024 ranks and 64 block columns took about 1.6 s to pass one panel round it whole).
+ * block columns, the ring then passes the rest of its way in messages of a few words (under
+ * SimGrid a row of 1,024 ranks and 64 block columns took about 1.6 s to pass a panel round whole;
+ * that LU went from 2.19 to 1.73 s).
  * A queue holds one panel's requests: the star root's sends, or a receive (r[0]) and, in the ring,
  * the send on (r[1]). */
 
@@ -107,8 +108,8 @@ typedef struct {
   int count; /* words sent on to next: the whole message, or its header only */
 } hlu_early;
 
-/* Of the ranks after the root along the row (relative 1 .. N - 1), how many hold columns right of
- * panel k, which they all do from the first: the owners of blocks k + 1, k + 2, ... */
+/* How many of the ranks after the root along the row (relative 1 .. N - 1) hold columns right of
+ * panel k: the first ones, the owners of blocks k + 1, k + 2, ... */
 static int early_full(int64_t k, int64_t n, int nb, int N) {
   const int64_t after = (n + nb - 1) / nb - 1 - k;
   return after < N - 1 ? (int)after : N - 1;
