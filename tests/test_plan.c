@@ -36,6 +36,16 @@ static void test_probe_and_file(void) {
     CU_ASSERT(ht_all(MPI_COMM_WORLD, m.link[HPLAN_INTRA].alpha > 0 && m.env_p[HPLAN_WORLD] == P &&
                                          m.l[HPLAN_WORLD] > 0 && m.bcast[HBSP_NATIVE][2] > 0));
   }
+  /* a node's ranks share boards here (one real node), not under SimGrid's SMPI (threads) */
+  hbsp_env node = NULL;
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, hbsp_node(w, &node) == HLA_OK));
+#ifdef HLA_SMPI
+  const int none = hbsp_size(node) > 1;
+#else
+  const int none = 0;
+#endif
+  CU_ASSERT(ht_all(MPI_COMM_WORLD, m.no_board == none));
+  hbsp_free(&node);
   /* the same model on every rank */
   r0 = m;
   MPI_Bcast(&r0, (int)sizeof r0, MPI_BYTE, 0, MPI_COMM_WORLD);

@@ -626,6 +626,7 @@ static void test_check_fields(void) {
   BAD(memset(m.host, 'a', sizeof m.host), "host:");
   BAD(m.host[2] = '\n', "host:");
   BAD(m.have_inter = 2, "have_inter:");
+  BAD(m.no_board = -1, "no_board:");
   BAD(m.probe_M = -1, "probe_M:");
 #undef BAD
   CU_ASSERT_EQUAL(hplan_check(NULL, why, sizeof why), HLA_ERR_ARG);

@@ -150,6 +150,10 @@ typedef struct {
                          (its hops up to a spine switch and down), seconds. The probe's inter-node
                          alpha is the median over its node pairs: most of them between leaves, it
                          includes this */
+  /* 1: a node's ranks got no board from hbsp_board_create (MPI without shared-memory windows, or
+   * SimGrid's SMPI, whose ranks are threads), so the LU sends by messages what it would put on
+   * one; 0: they did, or a node held one rank (files written before this field read 0) */
+  int no_board;
 } hplan_machine;
 
 /* ---------------------------------------------------------------- 1. machine model */

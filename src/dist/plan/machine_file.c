@@ -117,6 +117,7 @@ int hplan_check(const hplan_machine *m, char *why, size_t len) {
   CHECK(dbl_in(why, len, "getrf_half", "", -1, m->getrf_half, 0, HALF_MAX, 0));
   CHECK(dbl_in(why, len, "alloc_rate", "", -1, m->alloc_rate, RATE_MIN, RATE_MAX, 1));
   CHECK(int_in(why, len, "have_inter", -1, m->have_inter, 0, 1));
+  CHECK(int_in(why, len, "no_board", -1, m->no_board, 0, 1));
   /* links: measured (so positive) where there was a pair to measure; 0 on one rank */
   for (int i = 0; i < 2; i++) {
     int used = i == HPLAN_INTRA ? m->P > 1 : m->have_inter;
@@ -213,7 +214,8 @@ static const field fields[] = {FLD(version, F_INT, 1),
                                FLD(torus_link, F_DBL, 2),
                                FLD(port_beta, F_DBL, 1),
                                FLD(leaf_nodes, F_INT, 1),
-                               FLD(spine_alpha, F_DBL, 1)};
+                               FLD(spine_alpha, F_DBL, 1),
+                               FLD(no_board, F_INT, 1)};
 #define NFIELDS ((int)(sizeof fields / sizeof fields[0]))
 /* Most entries a file keeps (the oldest go first). */
 #define FILE_MAX 64

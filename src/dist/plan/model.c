@@ -115,6 +115,8 @@
  *   segments over one link, and the rest of the chain once, at the end, but the rank with the
  *   largest update also for its time in the chain (bcast_busy). One process (1 x 1):
  *   LAPACK's dgetrf, 2/3 n^3 (1 + getrf_half / n) / getrf_rate.
+ *   Where the machine gives no boards (hplan_machine.no_board), neither board: the records go by
+ *   the exchange, the L panels early or round the ring, as the library then sends them.
  * Solve (trsolve.c, solve.c): the permutation superstep and, per block and triangle, a row
  *   broadcast of the triangle's block column to the process columns holding B, a column broadcast
  *   of the solved block, a trsm and a dgemm; up to HLU_FANIN_MAX_NRHS right-hand sides the fan-in
@@ -1086,8 +1088,8 @@ static double lu_panel(const hp_ctx *x, const hp_lu *c, hp_env col, double R, do
      * and a superstep trading the rows */
     const double recw = 2 * jb + 3;
     const int flat = !hier || col.spans <= 1 || col.per_node <= 1;
-    const int pboard =
-        flat && c->M <= HLU_PANEL_FUSE_MAX && col.spans <= 1 && c->bcast_alg == HBSP_AUTO;
+    const int pboard = flat && c->M <= HLU_PANEL_FUSE_MAX && col.spans <= 1 &&
+                       c->bcast_alg == HBSP_AUTO && !x->m->no_board;
     const double beta = col.spans > 1 ? x->inter.beta : x->intra.beta;
     const hp_env one = hp_env_family(col, 0, 1, 0, 1); /* the panel's column alone */
     /* on a network the model knows, the column's records go over links that nobody else uses
@@ -1159,7 +1161,8 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
   int la = c->lookahead > 0 && N > 1;
   int flat_row = la && (!hier || row.spans <= 1 || row.per_node <= 1);
   /* the L panel posted on the row's board (one node, the library's broadcasts) or sent early */
-  int board = flat_row && N > HLU_BOARD_MIN && row.spans <= 1 && c->bcast_alg == HBSP_AUTO;
+  int board = flat_row && N > HLU_BOARD_MIN && row.spans <= 1 && c->bcast_alg == HBSP_AUTO &&
+              !x->m->no_board;
   int ring = flat_row && !board && N > HLU_EARLY_MAX && c->bcast_alg == HBSP_AUTO;
   int early = board || ring ||
               (flat_row && N <= HLU_EARLY_MAX &&

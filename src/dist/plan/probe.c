@@ -3,6 +3,7 @@
  * probe saved to it).
  *
  * What the probe measures, in this order, on a split of env (its own traffic):
+ *   board        whether a node's ranks get a board (hbsp_board_create; none under SimGrid);
  *   r            DAXPY pairs (hbsp_probe_rate, bspbench's r);
  *   dgemm        every rank at once with the thread policy's threads: m = n = 768 and
  *                k = 32 ... 768, then m = 16, 48, 768 with k = 256; 1/rate is fitted linear in 1/k
@@ -368,6 +369,14 @@ static int probe_body(hbsp_env env, probe_ws *w, hplan_machine *m) {
   openblas_set_num_threads(threads);
   omp_set_num_threads(threads);
   MPI_Allreduce(&threads, &m->threads, 1, MPI_INT, MPI_MAX, pc);
+  { /* whether a node's ranks can share a board, which the LU uses on one node (model.c) */
+    hbsp_board bd = NULL;
+    int e = hbsp_size(w->node) > 1 ? hbsp_board_create(w->node, 64, 1, &bd) : HLA_OK;
+    int none = e == HLA_OK && hbsp_size(w->node) > 1 && bd == NULL;
+    if (e == HLA_OK) e = hbsp_board_free(&bd);
+    HLA_CALL(hbsp_agree(w->penv, e));
+    MPI_Allreduce(&none, &m->no_board, 1, MPI_INT, MPI_MAX, pc);
+  }
 
   /* r */
   hbsp_rate rr;
