@@ -1189,7 +1189,6 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
     int64_t cols = (n - j1 + nb - 1) / nb;
     if (cols > N) cols = N;
     if (cols < 1) cols = 1;
-    const hp_env right = hp_env_family(ucol0, 1, (int)cols, 0, 1);
     /* ... and of those a node's send their U blocks at once (round the ring, fewer:
      * ring_overlap) */
     const int64_t ucols = cols < x->rpn ? cols : x->rpn;
@@ -1232,8 +1231,13 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
     } else {
       /* one superstep of each column right of the panel, all in step (routed: 0.5-2.3 x the
        * simulated ranks' most time in them on the fat tree, where the whole row's columns took
-       * up to 4 x) */
-      double h = 2.0 * jb * (M - 1) / M * Cn, tr = hp_torus_trade(x, right, 8.0 * jb * Cn / M);
+       * up to 4 x); round the ring a column swaps once the L panel reaches it, a hop after the
+       * one before, so only those within one trade's time of each other share the links, as the
+       * U blocks (ring_overlap) */
+      const double bytes = 8.0 * jb * Cn / M, t1 = ring ? hp_torus_trade(x, one, bytes) : -1.0;
+      const int64_t ks = t1 >= 0 ? ring_overlap(cols, t1, L) : cols;
+      double h = 2.0 * jb * (M - 1) / M * Cn,
+             tr = hp_torus_trade(x, hp_env_family(ucol0, 1, (int)ks, 0, 1), bytes);
       double s = tr >= 0 ? hp_sync(x, col, 0) + tr : hp_sync(x, col, h);
       swap = pack_t(x, 2.0 * (8 + 48) * h) + s;
       cmp += s;
