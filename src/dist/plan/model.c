@@ -99,7 +99,8 @@
  * and the first slice, a message of them (routed: a node's columns' at once, out of step, as the
  * chains below), and what pr's whole trsm and update take beyond the
  * others' update); else two supersteps of the column, h = (jb^2 + jb C / M)(M - 1) from the
- * diagonal owner and jb C (M - 1) / M, and a trsm of jb^2 C / M flops; otherwise a trsm (jb^2 C
+ * diagonal owner and jb C (M - 1) / M (routed so too: u_superstep), and a trsm of jb^2 C / M
+ * flops; otherwise a trsm (jb^2 C
  * flops) on one process row and bcast(col, jb C 8), with the columns of one node at once (on a
  * torus or ports; as pipelined chains, which drift out of step, one chain and part of the rest's
  * excess; round the L panels' ring only the columns it reaches within one U block's time of each
@@ -1136,6 +1137,19 @@ static double out_of_step(double t1, double tk, int64_t k) {
   return t1 + 0.5 * d * (tk - t1);
 }
 
+/* A superstep of U's process columns (the kk of them whose messages share links: the ring's
+ * overlap, as in the step below) in which relative rank 0 of each sends `bytes` to every other
+ * rank of its column, or every rank to every other (an exchange loads each port as much): routed
+ * where the network is known, out of step as the U chains; else at the probe's g for `words`. */
+static double u_superstep(const hp_ctx *x, hp_env col, hp_env ucol0, int64_t ucols, int ring,
+                          double hop, double bytes, double words) {
+  const double t1 = hp_torus_trade(x, hp_env_family(ucol0, 1, 1, 0, 1), bytes);
+  if (t1 < 0) return hp_sync(x, col, words);
+  const int64_t kk = ring ? ring_overlap(ucols, t1, hop) : ucols;
+  const double tk = hp_torus_trade(x, hp_env_family(ucol0, 1, (int)kk, 0, 1), bytes);
+  return hp_sync(x, col, 0) + out_of_step(t1, tk, kk);
+}
+
 double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm, double *exposed) {
   int64_t n = c->n;
   int nb = c->nb, M = c->M, N = c->N;
@@ -1264,19 +1278,20 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
                                           : (double)HLU_FIRST_BLOCKS * nb));
       double all = 0.6 * hp_gemm(x, jb, Cn, jb) + pack_t(x, 8.0 * jb * Cn);
       trsm = 0.6 * hp_gemm(x, jb, first, jb) + pack_t(x, 8.0 * jb * first);
-      /* point to point from pr, routed on a network as a node's columns' at once, out of step
-       * (at the probe's g, every rank of a node sending, 4 x 64 came out 1.30 x on the fat tree) */
-      const double t1 = hp_torus_trade(x, one, 8.0 * jb * first);
-      const int64_t kk = ring ? ring_overlap(ucols, t1, L) : ucols;
-      const double tk = hp_torus_trade(x, hp_env_family(ucol0, 1, (int)kk, 0, 1), 8.0 * jb * first);
-      Ub = tk >= 0 ? hp_sync(x, col, 0) + out_of_step(t1, tk, kk) : hp_sync(x, col, jb * first);
+      /* point to point from pr (at the probe's g, every rank of a node sending, 4 x 64 came out
+       * 1.30 x on the fat tree) */
+      Ub = u_superstep(x, col, ucol0, ucols, ring, L, 8.0 * jb * first, jb * first);
       double late = all + (R1pr > 0 ? hp_gemm(x, R1pr, Cn, jb) : 0.0) - hp_gemm(x, R1, Cn, jb);
       if (late > trsm + Ub) trsm = late - Ub;
     } else if (usplit) { /* pr scatters L11 and the parts, all solve theirs, one exchange */
       trsm = Cn > 0 ? 0.6 * hp_gemm(x, jb, ceil(Cn / M / nb) * nb, jb) + pack_t(x, 16.0 * jb * Cn)
                     : 0.0;
-      Ub = Cn > 0 ? hp_sync(x, col, (jb * jb + jb * Cn / M) * (M - 1)) +
-                        hp_sync(x, col, jb * Cn * (M - 1) / M)
+      /* (at the probe's g 4 x 64 came out 1.26 x on the fat tree: every M-th step 1.46 ms, where
+       * the simulated ones took 0.1 ms) */
+      const double part = jb * jb + jb * Cn / M;
+      Ub = Cn > 0 ? u_superstep(x, col, ucol0, ucols, ring, L, 8.0 * part, part * (M - 1)) +
+                        u_superstep(x, col, ucol0, ucols, ring, L, 8.0 * jb * Cn / M,
+                                    jb * Cn * (M - 1) / M)
                   : 0.0;
     } else {
       trsm = Cn > 0 ? 0.6 * hp_gemm(x, jb, Cn, jb) + pack_t(x, 8.0 * jb * Cn) : 0.0;
