@@ -103,8 +103,9 @@
  * flops; otherwise a trsm (jb^2 C
  * flops) on one process row and bcast(col, jb C 8), with the columns of one node at once (on a
  * torus or ports; as pipelined chains, which drift out of step, one chain and part of the rest's
- * excess; round the L panels' ring only the columns it reaches within one U block's time of each
- * other: ring_overlap); update  dgemm(R', C, jb), R' = local rows >= j0
+ * excess; round the L panels' ring only the columns it reaches within the time a chain holds a
+ * rank of each other, a node's an in-node hop apart: ring_overlap); update  dgemm(R', C, jb), R' =
+ * local rows >= j0
  * + jb. Without look-ahead (or N = 1) a step is the sum. With look-ahead and N > 1 the owner of
  * block k + 1 updates that block, factors panel k + 1 and (flat rows) posts its L panel on the
  * row's board (N > 2 on one node, the library's broadcasts: the others read it in place, L = 0) or
@@ -766,13 +767,30 @@ static double ring_hop(const hp_ctx *x, hp_env e, double bytes) {
   return x->kappa[HBSP_PIPELINE] * bcast_seg(x, e, HBSP_PIPELINE, bytes, bytes) / (e.p - 1);
 }
 
-/* Of k process columns whose U blocks would go at once, how many do round the L panels' ring:
- * the panel reaches them a hop (h) apart, so only those within one U block's time (t1) of each
- * other overlap. */
-static int64_t ring_overlap(int64_t k, double t1, double h) {
-  if (h <= 0 || t1 <= 0) return k;
-  const double q = ceil(t1 / h);
-  return q < (double)k ? (q < 1 ? 1 : (int64_t)q) : k;
+/* The L panels' ring as the process columns see it: a hop inside a node (in), the hop to the next
+ * node (cross), per_node columns to a node. */
+typedef struct {
+  double in, cross;
+  int per_node;
+} ring_hops;
+
+static ring_hops ring_hops_of(const hp_ctx *x, hp_env row, double bytes) {
+  ring_hops r = {0.0, 0.0, row.per_node > 1 ? row.per_node : 1};
+  if (r.per_node > 1) r.in = ring_hop(x, hp_env_of(x, 0, 1, r.per_node), bytes);
+  r.cross = row.spans > 1 ? ring_hop(x, hp_env_of(x, r.per_node - 1, 1, 2), bytes) : r.in;
+  return r;
+}
+
+/* Of k process columns whose messages would go at once, how many do round the ring: the panel
+ * reaches them a hop apart (a node's one after the other, then the next node's), so only those
+ * it reaches within t (what one of them holds a link) of the first overlap. */
+static int64_t ring_overlap(int64_t k, double t, ring_hops h) {
+  const double node = (h.per_node - 1) * h.in + h.cross; /* from a node's first to the next's */
+  if (t <= 0 || node <= 0) return k;
+  const double whole = floor(t / node), rest = t - whole * node;
+  const double part = h.in > 0 ? fmin(h.per_node, ceil(rest / h.in)) : (rest > 0);
+  const double q = fmax(1.0, whole * h.per_node + part);
+  return q < (double)k ? (int64_t)q : k;
 }
 
 /* e's two levels by node (hlu_bcast): a node's ranks and the nodes' leaders; 0 where e has one. */
@@ -1142,7 +1160,7 @@ static double out_of_step(double t1, double tk, int64_t k) {
  * rank of its column, or every rank to every other (an exchange loads each port as much): routed
  * where the network is known, out of step as the U chains; else at the probe's g for `words`. */
 static double u_superstep(const hp_ctx *x, hp_env col, hp_env ucol0, int64_t ucols, int ring,
-                          double hop, double bytes, double words) {
+                          ring_hops hop, double bytes, double words) {
   const double t1 = hp_torus_trade(x, hp_env_family(ucol0, 1, 1, 0, 1), bytes);
   if (t1 < 0) return hp_sync(x, col, words);
   const int64_t kk = ring ? ring_overlap(ucols, t1, hop) : ucols;
@@ -1227,6 +1245,7 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
                    : hier ? bcast_nodes_first(x, row, lalg, Lb)
                           : bcast_first(x, row, lalg, Lb);
     if (k == 0) lag = L - Lcrit;
+    const ring_hops hops = ring ? ring_hops_of(x, row, Lb) : (ring_hops){0.0, 0.0, 1};
     /* the ring: panel k reaches the last rank that holds columns right of it (factor.c's
      * early_full) `full` hops after it leaves, and the row's last rank its header a hop each after
      * that; where that is past the steps left, the run's end waits for it */
@@ -1249,7 +1268,7 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
        * one before, so only those within one trade's time of each other share the links, as the
        * U blocks (ring_overlap) */
       const double bytes = 8.0 * jb * Cn / M, t1 = ring ? hp_torus_trade(x, one, bytes) : -1.0;
-      const int64_t ks = t1 >= 0 ? ring_overlap(cols, t1, L) : cols;
+      const int64_t ks = t1 >= 0 ? ring_overlap(cols, t1, hops) : cols;
       double h = 2.0 * jb * (M - 1) / M * Cn,
              tr = hp_torus_trade(x, hp_env_family(ucol0, 1, (int)ks, 0, 1), bytes);
       double s = tr >= 0 ? hp_sync(x, col, 0) + tr : hp_sync(x, col, h);
@@ -1280,7 +1299,7 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
       trsm = 0.6 * hp_gemm(x, jb, first, jb) + pack_t(x, 8.0 * jb * first);
       /* point to point from pr (at the probe's g, every rank of a node sending, 4 x 64 came out
        * 1.30 x on the fat tree) */
-      Ub = u_superstep(x, col, ucol0, ucols, ring, L, 8.0 * jb * first, jb * first);
+      Ub = u_superstep(x, col, ucol0, ucols, ring, hops, 8.0 * jb * first, jb * first);
       double late = all + (R1pr > 0 ? hp_gemm(x, R1pr, Cn, jb) : 0.0) - hp_gemm(x, R1, Cn, jb);
       if (late > trsm + Ub) trsm = late - Ub;
     } else if (usplit) { /* pr scatters L11 and the parts, all solve theirs, one exchange */
@@ -1289,15 +1308,22 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
       /* (at the probe's g 4 x 64 came out 1.26 x on the fat tree: every M-th step 1.46 ms, where
        * the simulated ones took 0.1 ms) */
       const double part = jb * jb + jb * Cn / M;
-      Ub = Cn > 0 ? u_superstep(x, col, ucol0, ucols, ring, L, 8.0 * part, part * (M - 1)) +
-                        u_superstep(x, col, ucol0, ucols, ring, L, 8.0 * jb * Cn / M,
+      Ub = Cn > 0 ? u_superstep(x, col, ucol0, ucols, ring, hops, 8.0 * part, part * (M - 1)) +
+                        u_superstep(x, col, ucol0, ucols, ring, hops, 8.0 * jb * Cn / M,
                                     jb * Cn * (M - 1) / M)
                   : 0.0;
     } else {
       trsm = Cn > 0 ? 0.6 * hp_gemm(x, jb, Cn, jb) + pack_t(x, 8.0 * jb * Cn) : 0.0;
       const double ub = 8.0 * jb * Cn,
                    t1 = hier ? hp_bcast_nodes(x, one, ualg, ub) : hp_bcast(x, one, ualg, ub);
-      const int64_t kk = ring ? ring_overlap(ucols, t1, L) : ucols;
+      /* Round the ring the chains go down the same nodes at the same pace, one started a hop
+       * after the other: one that is more than a rank's hold on its segments behind another
+       * never shares a link with it. (Counting all whose whole chain overlapped, by the row's
+       * average hop, put 64 x 64 at 1.47 x on the fat tree: its 62 columns' chains down 64 nodes
+       * all at once, where they start 5.6 us apart and each holds a rank 22 us.) */
+      const double held = hier ? bcast_nodes_busy(x, one, ualg, ub) : bcast_busy(x, one, ualg, ub);
+      const int64_t kk =
+          ring ? ring_overlap(ucols, held > 0 ? x->kappa[ualg] * held : t1, hops) : ucols;
       const hp_env uk = hp_env_family(ucol0, 1, (int)kk, 0, 1);
       Ub = hier ? hp_bcast_nodes(x, uk, ualg, ub) : hp_bcast(x, uk, ualg, ub);
       if (ualg == HBSP_PIPELINE) /* the chains; the trees' few long steps stay in step */
