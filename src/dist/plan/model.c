@@ -777,7 +777,8 @@ typedef struct {
 static ring_hops ring_hops_of(const hp_ctx *x, hp_env row, double bytes) {
   ring_hops r = {0.0, 0.0, row.per_node > 1 ? row.per_node : 1};
   if (r.per_node > 1) r.in = ring_hop(x, hp_env_of(x, 0, 1, r.per_node), bytes);
-  r.cross = row.spans > 1 ? ring_hop(x, hp_env_of(x, r.per_node - 1, 1, 2), bytes) : r.in;
+  /* the hop from a node's last rank to the next node's first */
+  r.cross = row.spans > 1 ? ring_hop(x, hp_env_of(x, x->rpn - 1, 1, 2), bytes) : r.in;
   return r;
 }
 
