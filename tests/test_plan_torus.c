@@ -1,7 +1,7 @@
-/* Unit tests of the torus in the cost model (src/dist/plan/torus.c and its use in model.c): the
- * routes and link loads of a broadcast's steps on a small torus worked out by hand, the broadcast
- * times built from them, the fields' checks, and that the probe's calibration is left out where
- * the model routes. Pure functions, no MPI.
+/* Unit tests of the torus in the cost model (src/dist/plan/torus.c and its use in model.c,
+ * model_mm.c, model_lu.c): the routes and link loads of a broadcast's steps on a small torus worked
+ * out by hand, the broadcast times built from them, the fields' checks, and that the probe's
+ * calibration is left out where the model routes. Pure functions, no MPI.
  * @nompi
  */
 #include <math.h>
@@ -246,7 +246,7 @@ static void test_leaves(void) {
   CU_ASSERT(strstr(why, "spine_alpha") != NULL);
 }
 
-/* The 3D multiply's c layers broadcast at once (model.c: the layers as the family's second
+/* The 3D multiply's c layers broadcast at once (model_mm.c: the layers as the family's second
  * generator). 4 nodes of 16 ranks, an 8 x 8 grid, c = 2: layers of columns (each 8 x 4, lstep 4)
  * send every column down all four nodes, so the two layers' roots on node 0 share its port;
  * layers of rows (4 x 8, lstep 32) keep each layer on two nodes of its own, and the second layer
@@ -268,7 +268,7 @@ static void test_layers_share(void) {
   CU_ASSERT(zeros(work, 8));
 }
 
-/* A panel in blocks narrower than itself comes in pieces from as many owners at once (model.c:
+/* A panel in blocks narrower than itself comes in pieces from as many owners at once (model_mm.c:
  * next_panel): on a ports network they leave through as many nodes. 8 nodes of 8 ranks, an 8 x 8
  * grid (a process row a node), so only B's column broadcasts cross ports. SUMMA's broadcasts
  * stream 4 panels deep: with the panel's rows in one block, the 4 panels' 8 roots a node send 7
@@ -412,10 +412,10 @@ static void test_lu_fat_tree(void) {
  * plan_check_bgp_tests_torus_hs3.txt, plan_check_bgp_tests_torus.txt,
  * plan_check_fattree_tests_ports_hs3.txt, summa_hsumma_P4096_n16384_fattree_xt_off.txt): predicted
  * within 25 % once their broadcasts stream 4 panels deep, on a torus those over fewer than 32 ranks
- * 2 and HSUMMA's outer ones over 32 or more 6 (model.c: layer_mm). With 2 everywhere SUMMA's were
- * 1.19, 2.23, 1.89 and 1.68 x and HSUMMA's on the fat tree 1.78-1.89 x; with 4 everywhere HSUMMA's
- * on the torus 0.52 and 0.58 x and the 3D multiply's 0.66 and 0.71 x; with 4 on HSUMMA's outer
- * level 32 x 32 groups 1.55 x and 64 x 8 (simulated after the rule was set) 1.27 x. */
+ * 2 and HSUMMA's outer ones over 32 or more 6 (model_mm.c: layer_mm). With 2 everywhere SUMMA's
+ * were 1.19, 2.23, 1.89 and 1.68 x and HSUMMA's on the fat tree 1.78-1.89 x; with 4 everywhere
+ * HSUMMA's on the torus 0.52 and 0.58 x and the 3D multiply's 0.66 and 0.71 x; with 4 on HSUMMA's
+ * outer level 32 x 32 groups 1.55 x and 64 x 8 (simulated after the rule was set) 1.27 x. */
 static void test_stream_depth(void) {
   static const char *const torus = "machine_bgp_P64_tests_torus.json",
                            *const tree = "machine_fattree_P128_tests_ports.json";
@@ -459,7 +459,7 @@ static void test_stream_depth(void) {
 
 /* The LU at n = 32768 on the torus at 1,024 ranks (bench/results/sim/lu_P1024_n32768_*.txt), on
  * process rows of 64 to 256 ranks. With the library's broadcasts the L panels go round a ring
- * (model.c: ring_hop); asked to pipeline, by a blocking chain that holds every rank each step
+ * (model_lu.c: ring_hop); asked to pipeline, by a blocking chain that holds every rank each step
  * (bcast_busy: without it the chain on 8 x 128 came out at 0.77 x). Predicted within 25 %. */
 static void test_lu_long_rows(void) {
   hplan_machine m;

@@ -18,7 +18,7 @@
 # With Q:SPREAD arguments the columns broadcast inside groups of Q process rows instead (sim_bcast
 # --group Q --spread SPREAD: consecutive rows are HSUMMA's inner broadcasts), and each group shape
 # runs two cases, one step in lockstep and STEPS steps in hla's order with FLOPS: what streaming
-# buys against what the model routes for `depth` panels at once (src/dist/plan/model.c: layer_mm).
+# buys against what the model routes for `depth` panels at once (src/dist/plan/model_mm.c: layer_mm).
 # Those go to bench/results/sim/bcast_groups_P<P>[_platform].txt.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

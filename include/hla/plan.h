@@ -12,7 +12,7 @@
  *   2. The cost model (pure functions): every collective algorithm of the BSP layer and its
  *      two-level form, SUMMA, HSUMMA (I x J groups, outer and inner blocks), 3D/2.5D, flat and
  *      hierarchical LU with look-ahead, and the solve, written for the algorithms as implemented in
- *      src/dist (see src/dist/plan/model.c for every formula).
+ *      src/dist (see src/dist/plan/model.c, model_mm.c and model_lu.c for every formula).
  *   3. The planner: hplan_matmul / hplan_lu (the contract of DESIGN.md §2.4) and their ranked forms
  *      hplan_matmul_rank / hplan_lu_rank enumerate grids (every factorisation of P), ranks per node
  *      against threads per rank, HSUMMA groups and outer block, 3D replication within a memory

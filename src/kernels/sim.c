@@ -12,7 +12,7 @@
  * counts as w operations, a crude price for memory traffic that is small beside the multiplies').
  * A platform whose hosts carry the properties below (bench/platforms/from_machine.py writes them
  * from a machine file, so that a simulated node computes as the probed one) prices each kernel as
- * the planner's model does (dist/plan/model.c), in seconds:
+ * the planner's model does (dist/plan/model_lu.c, model_mm.c), in seconds:
  *   hla_gemm_rate, hla_gemm_khalf, hla_gemm_mhalf   dgemm and dtrsm: flops (1 + khalf / k)
  *                                                   (1 + mhalf / min(m, n)) / rate
  *   hla_panel_rate, hla_panel_half                  the recursive panel LU of jb columns: flops

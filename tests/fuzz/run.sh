@@ -20,8 +20,8 @@ mkdir -p "$work/corpus"
 # shellcheck disable=SC2046,SC2086  # flag lists
 case $target in
   machine_file) # the reader with what it calls (the model's check, the settings, cJSON)
-    srcs=("$src/src/dist/plan/machine_file.c" "$src/src/dist/plan/model.c" "$src/src/dist/plan/torus.c"
-      "$src/src/settings.c")
+    srcs=("$src/src/dist/plan/machine_file.c" "$src/src/dist/plan/model.c" "$src/src/dist/plan/model_mm.c"
+      "$src/src/dist/plan/model_lu.c" "$src/src/dist/plan/torus.c" "$src/src/settings.c")
     libs=$(pkg-config --libs libcjson) ;;
   settings) srcs=("$src/src/settings.c") libs="" ;;
   *) echo "run.sh: unknown target $target" >&2; exit 2 ;;

@@ -86,7 +86,7 @@ static void pack_l(const hlu_ctx *c, hreal *lb, const int64_t *ipiv, int64_t j0,
  *         instead of the root N - 1; the next panel's owner, the rank after the root, has it first.
  *         Against the blocking chain, which holds every rank of the row for the whole chain each
  *         step, a rank spends no time in it: the panel moves while the ranks compute, and a step
- *         costs a rank about its update and one message (the bound of model.c: hp_lu_time).
+ *         costs a rank about its update and one message (the bound of model_lu.c: hp_lu_time).
  *         Measured under SimGrid only, where a posted message moves by itself
  *         (bench/results/sim/README.md: "The LU at n = 32768, against HPL"); on a network
  *         without progress threads a hop also waits for both ranks to be inside MPI.

@@ -1,9 +1,9 @@
-/* hla — private interface of the machine model (model.c: pure), the planner (planner.c: pure), the
- * relabelling (relabel.c: pure) and the machine file (machine_file.c); the probe's side, which
- * talks to the BSP layer, is plan/probe.h. The entries of the other rooms (hgrid_create,
- * hmat_create, hmatmul, hlu_factor, hlu_solve, hla_gesv) call the functions of the last two
- * sections below to resolve their automatic choices; nothing here knows a grid or a matrix, only
- * their sizes.
+/* hla — private interface of the machine model (model.c, model_mm.c, model_lu.c: pure), the planner
+ * (planner.c: pure), the relabelling (relabel.c: pure) and the machine file (machine_file.c); the
+ * probe's side, which talks to the BSP layer, is plan/probe.h. The entries of the other rooms
+ * (hgrid_create, hmat_create, hmatmul, hlu_factor, hlu_solve, hla_gesv) call the functions of the
+ * last two sections below to resolve their automatic choices; nothing here knows a grid or a
+ * matrix, only their sizes.
  *
  * Layout of the ranks assumed by the model: P ranks on `nodes` nodes, ranks_per_node consecutive
  * ranks per node (rank r on node r / ranks_per_node), as mpiexec places them by default and as
@@ -11,6 +11,7 @@
 #ifndef HLA_DIST_PLAN_IMPL_H
 #define HLA_DIST_PLAN_IMPL_H
 
+#include <math.h>
 #include <stdint.h>
 #include "dist/cyclic.h"
 #include "dist/plan/thresholds.h"
@@ -136,6 +137,45 @@ double hp_torus_trade(const hp_ctx *ctx, hp_env e, double m);
 double hp_sync(const hp_ctx *ctx, hp_env e, double h);
 /* A small allreduce (max-with-location) over e; nodes = 1: two levels by node. */
 double hp_allreduce_small(const hp_ctx *ctx, hp_env e, int nodes);
+
+/* The parts of the collectives' model that the multiply's and the LU's (model_mm.c, model_lu.c)
+ * build on; each is documented where it is defined (model.c). Local, pure. */
+/* one-level broadcast on one link, uncalibrated */
+double hp_bcast1(int alg, double p, double m, double seg, hplan_link lk);
+/* broadcast over e (routed where the network is known), uncalibrated, the chain in segments of
+ * seg; hp_torus_bcast the routed one alone, -1 where the network cannot tell */
+double hp_bcast_seg(const hp_ctx *ctx, hp_env e, int alg, double m, double seg);
+double hp_torus_bcast(const hp_ctx *ctx, hp_env e, int alg, double m, double seg);
+/* until relative rank 1 of e has the message; what the chain holds a rank it reached */
+double hp_bcast_first(const hp_ctx *ctx, hp_env e, int alg, double bytes);
+double hp_bcast_busy(const hp_ctx *ctx, hp_env e, int alg, double bytes);
+/* e's two levels by node: its ranks in a node and the nodes' leaders; 0 where e has one */
+int hp_node_levels(const hp_ctx *ctx, hp_env e, hp_env *in, hp_env *lead);
+/* hp_bcast_first and hp_bcast_busy of hp_bcast_nodes */
+double hp_bcast_nodes_first(const hp_ctx *ctx, hp_env e, int alg, double bytes);
+double hp_bcast_nodes_busy(const hp_ctx *ctx, hp_env e, int alg, double bytes);
+/* HPL's binary exchange of m bytes over e alone, routed; -1 where the network cannot tell */
+double hp_torus_exchange(const hp_ctx *ctx, hp_env e, double m);
+
+static inline double hp_lg2c(double p) {
+  return p <= 1 ? 0.0 : ceil(log2(p) - 1e-12);
+}
+
+static inline double hp_clamp(double v, double lo, double hi) {
+  return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Seconds of a pack (a copy) of `bytes` on one rank. */
+static inline double hp_pack_t(const hp_ctx *ctx, double bytes) {
+  return bytes > 0 ? bytes / ctx->copy : 0.0;
+}
+
+/* Workspaces of `words` doubles in all, taken from the grid (hdist_take): a repeated call, which is
+ * what is predicted, finds them there and pays nothing, unless they are more than the grid keeps
+ * (HDIST_KEEP_WORDS), when they are mapped and faulted afresh at every call. */
+static inline double hp_ws_t(const hp_ctx *ctx, double words) {
+  return words > (double)HDIST_KEEP_WORDS ? 8.0 * words / ctx->alloc : 0.0;
+}
 
 /* A multiply configuration on a fixed grid and layout. */
 typedef struct {

@@ -1,6 +1,7 @@
 /* hla — the planner: enumerate the plans of a multiply or an LU, predict each with the cost model
- * (model.c), rank them; and the choices the entries ask for (hgrid_create, hmat_create, hmatmul,
- * hlu_factor) on a fixed grid. Pure: no communication, the same result on every rank.
+ * (model.c, model_mm.c, model_lu.c), rank them; and the choices the entries ask for (hgrid_create,
+ * hmat_create, hmatmul, hlu_factor) on a fixed grid. Pure: no communication, the same result on
+ * every rank.
  *
  * Multiply: for every placement (ranks per node x threads per rank, when the target leaves it
  * free), every grid M x N = P (or the fixed one), every layout block in {64, 128, 256} (or the

@@ -2,8 +2,8 @@
  * by early messages, where its panel fuses the pivot exchange, where U12 is streamed, how the
  * trailing update is sliced, where the solve runs by fan-in, and the multiply's smallest automatic
  * panel. The entries (matmul/matmul.c, lu/lu.c) decide with them, the algorithms run what was
- * decided, and the model (model.c) prices the same variants: one definition below all three.
- * Pure constants; no code. Also the workspace a grid keeps, which the model prices.
+ * decided, and the model (model_lu.c, model_mm.c) prices the same variants: one definition below
+ * all three. Pure constants; no code. Also the workspace a grid keeps, which the model prices.
  */
 #ifndef HLA_DIST_PLAN_THRESHOLDS_H
 #define HLA_DIST_PLAN_THRESHOLDS_H
@@ -31,7 +31,7 @@
 /* Process rows up to which U12 is streamed or solved in parts over the column (ublock.c;
  * beyond, pr solves all and broadcasts it). Measured at M = 2
  * only (2 cores). The split moves the words of a scatter-allgather broadcast for a solve shared M
- * ways, which the model (model.c) prices as a gain at any M; the limit keeps the longer
+ * ways, which the model (model_lu.c) prices as a gain at any M; the limit keeps the longer
  * columns measured on 16 cores (8 and 16 ranks, bench/results/history_16core.md) on the pipelined
  * broadcast they were measured with until a run there compares both. */
 #define HLU_USPLIT_MAX 4
