@@ -496,6 +496,32 @@ static void test_lu_long_rows(void) {
   CU_ASSERT(r4k > 0.9 && r4k < 1.15);
 }
 
+/* The LU on tall torus grids, whose process rows span several nodes (4 ranks a node): 32 x 8 at
+ * 256 ranks (n = 4096) and 64 x 16 at 1,024 (n = 8192, predicted before it ran at 0.66 x,
+ * bench/results/sim/lu_predicted_before_run_2026-11-29c.txt). Round the ring the U chains of every
+ * column the ring reaches within a rank's hold share links, whatever its node: the next nodes'
+ * columns' routes cross theirs (with a node's columns only, 0.86 and 0.66 x). */
+static void test_lu_tall_torus(void) {
+  hplan_machine m;
+  const char *path = HLA_SOURCE_DIR "/bench/results/sim/machine_bgp_P64_tests_torus.json";
+  CU_ASSERT_EQUAL_FATAL(hplan_load(&m, path, NULL, 0, 0), HLA_OK);
+  static const struct {
+    int P, M, N, dims[HPLAN_TORUS_DIMS];
+    int64_t n;
+    double simulated;
+  } sims[] = {{256, 32, 8, {4, 4, 4, 0}, 4096, 1.18162},
+              {1024, 64, 16, {8, 8, 4, 0}, 8192, 5.0954}};
+  for (size_t i = 0; i < sizeof sims / sizeof sims[0]; i++) {
+    hp_ctx x;
+    hp_ctx_make(&x, &m, sims[i].P, sims[i].P / 4, 4, 1);
+    hp_ctx_torus(&x, &m, sims[i].dims, 0);
+    hp_lu l = {.n = sims[i].n, .M = sims[i].M, .N = sims[i].N, .nb = 128, .alg = HLA_LU_FLAT};
+    l.lookahead = 1, l.bcast_alg = HBSP_AUTO;
+    const double ratio = hp_lu_time(&x, &l, NULL, NULL, NULL) / sims[i].simulated;
+    CU_ASSERT(ratio > 0.9 && ratio < 1.15);
+  }
+}
+
 /* The probe's end-to-end calibration was measured against the model without a network: it scales
  * the predictions in the probe's placement only while nothing is routed. */
 static void test_calibration_unrouted(void) {
@@ -539,5 +565,6 @@ static void test_calibration_unrouted(void) {
 void hla_test_register(void) {
   HT_SUITE("plan_torus", test_torus_steps, test_torus_bcast, test_torus_fields, test_ports,
            test_trade, test_leaves, test_layers_share, test_pieces_spread, test_stream_depth,
-           test_tie_less_comm, test_lu_fat_tree, test_lu_long_rows, test_calibration_unrouted);
+           test_tie_less_comm, test_lu_fat_tree, test_lu_long_rows, test_lu_tall_torus,
+           test_calibration_unrouted);
 }

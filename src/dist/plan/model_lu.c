@@ -163,11 +163,11 @@ static double out_of_step(double t1, double tk, int64_t k) {
  * overlap, as in the step below) in which relative rank 0 of each sends `bytes` to every other
  * rank of its column, or every rank to every other (an exchange loads each port as much): routed
  * where the network is known, out of step as the U chains; else at the probe's g for `words`. */
-static double u_superstep(const hp_ctx *x, hp_env col, hp_env ucol0, int64_t ucols, int ring,
-                          ring_hops hop, double bytes, double words) {
+static double u_superstep(const hp_ctx *x, hp_env col, hp_env ucol0, int64_t cols, int64_t ucols,
+                          int ring, ring_hops hop, double bytes, double words) {
   const double t1 = hp_torus_trade(x, hp_env_family(ucol0, 1, 1, 0, 1), bytes);
   if (t1 < 0) return hp_sync(x, col, words);
-  const int64_t kk = ring ? ring_overlap(ucols, t1, hop) : ucols;
+  const int64_t kk = ring ? ring_overlap(cols, t1, hop) : ucols;
   const double tk = hp_torus_trade(x, hp_env_family(ucol0, 1, (int)kk, 0, 1), bytes);
   return hp_sync(x, col, 0) + out_of_step(t1, tk, kk);
 }
@@ -225,8 +225,8 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
     int64_t cols = (n - j1 + nb - 1) / nb;
     if (cols > N) cols = N;
     if (cols < 1) cols = 1;
-    /* ... and of those a node's send their U blocks at once (round the ring, fewer:
-     * ring_overlap) */
+    /* ... and of those a node's send their U blocks at once (round the ring, those it reaches
+     * within a message's hold of each other, of any node: ring_overlap) */
     const int64_t ucols = cols < x->rpn ? cols : x->rpn;
     const hp_env one = hp_env_family(ucol0, 1, 1, 0, 1);
     double cmp = 0; /* communication of this step */
@@ -303,7 +303,7 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
       trsm = 0.6 * hp_gemm(x, jb, first, jb) + hp_pack_t(x, 8.0 * jb * first);
       /* point to point from pr (at the probe's g, every rank of a node sending, 4 x 64 came out
        * 1.30 x on the fat tree) */
-      Ub = u_superstep(x, col, ucol0, ucols, ring, hops, 8.0 * jb * first, jb * first);
+      Ub = u_superstep(x, col, ucol0, cols, ucols, ring, hops, 8.0 * jb * first, jb * first);
       double late = all + (R1pr > 0 ? hp_gemm(x, R1pr, Cn, jb) : 0.0) - hp_gemm(x, R1, Cn, jb);
       if (late > trsm + Ub) trsm = late - Ub;
     } else if (usplit) { /* pr scatters L11 and the parts, all solve theirs, one exchange */
@@ -313,23 +313,27 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
       /* (at the probe's g 4 x 64 came out 1.26 x on the fat tree: every M-th step 1.46 ms, where
        * the simulated ones took 0.1 ms) */
       const double part = jb * jb + jb * Cn / M;
-      Ub = Cn > 0 ? u_superstep(x, col, ucol0, ucols, ring, hops, 8.0 * part, part * (M - 1)) +
-                        u_superstep(x, col, ucol0, ucols, ring, hops, 8.0 * jb * Cn / M,
-                                    jb * Cn * (M - 1) / M)
-                  : 0.0;
+      Ub = Cn > 0
+               ? u_superstep(x, col, ucol0, cols, ucols, ring, hops, 8.0 * part, part * (M - 1)) +
+                     u_superstep(x, col, ucol0, cols, ucols, ring, hops, 8.0 * jb * Cn / M,
+                                 jb * Cn * (M - 1) / M)
+               : 0.0;
     } else {
       trsm = Cn > 0 ? 0.6 * hp_gemm(x, jb, Cn, jb) + hp_pack_t(x, 8.0 * jb * Cn) : 0.0;
       const double ub = 8.0 * jb * Cn,
                    t1 = hier ? hp_bcast_nodes(x, one, ualg, ub) : hp_bcast(x, one, ualg, ub);
       /* Round the ring the chains go down the same nodes at the same pace, one started a hop
        * after the other: one that is more than a rank's hold on its segments behind another
-       * never shares a link with it. (Counting all whose whole chain overlapped, by the row's
-       * average hop, put 64 x 64 at 1.47 x on the fat tree: its 62 columns' chains down 64 nodes
-       * all at once, where they start 5.6 us apart and each holds a rank 22 us.) */
+       * never shares a link with it, and those within it do, of whatever node (on a torus the
+       * next nodes' columns' routes cross theirs). (Counting all of a node's columns whose whole
+       * chain overlapped, by the row's average hop, put 64 x 64 at 1.47 x on the fat tree: its
+       * 62 columns' chains down 64 nodes all at once, where they start 5.6 us apart and each
+       * holds a rank 22 us; counting a node's columns only, 64 x 16 at 0.66 x on the torus, whose
+       * 4 nodes' 16 columns' chains share links.) */
       const double held =
           hier ? hp_bcast_nodes_busy(x, one, ualg, ub) : hp_bcast_busy(x, one, ualg, ub);
       const int64_t kk =
-          ring ? ring_overlap(ucols, held > 0 ? x->kappa[ualg] * held : t1, hops) : ucols;
+          ring ? ring_overlap(cols, held > 0 ? x->kappa[ualg] * held : t1, hops) : ucols;
       const hp_env uk = hp_env_family(ucol0, 1, (int)kk, 0, 1);
       Ub = hier ? hp_bcast_nodes(x, uk, ualg, ub) : hp_bcast(x, uk, ualg, ub);
       if (ualg == HBSP_PIPELINE) /* the chains; the trees' few long steps stay in step */
