@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A modern cluster of multicore nodes on a two-level fat tree, for SimGrid:
 #
-#   bench/platforms/fat_tree.sh NODES OVERSUB OUT_PREFIX      e.g. 64 1 /tmp/ft  (4,096 cores)
+#   bench/platforms/fat_tree.sh NODES OVERSUB OUT_PREFIX [MEMORY]   e.g. 64 1 /tmp/ft  (4,096 cores)
 #
 # writes OUT_PREFIX.xml and OUT_PREFIX.hosts (node-i:64, so that ranks fill a node's 64 cores
 # first, as `mpirun --map-by core` does; bench/platforms/cluster.sh). NODES is a power of two, at least 2. Leaf switches
@@ -15,8 +15,14 @@
 # about 1 us MPI latency, 40-port switches of 0.1 us, here counted into the links); within a node
 # MPI's shared-memory path at 0.3 us and 20 GB/s a transfer (a fat pipe in SimGrid: transfers
 # within a node do not share it, as the node's memory bandwidth is far above one transfer's).
+# MEMORY (e.g. 160GBps; needs the patched SimGrid of bench/sim/build_simgrid.sh, 3.32-memory.patch)
+# makes the node's memory a link that every transfer within the node and the node's port share
+# (SimGrid's limiter link): 64 transfers at once then get far less than 20 GB/s each. 160 GB/s:
+# two sockets of 8 DDR4-3200 channels, 410 GB/s peak, of which STREAM's copy reaches about 320
+# GB/s counting each byte read and written; a transfer within a node is one copy (CMA), so about
+# 160 GB/s of messages (bench/results/sim/node_memory_2026-11-29.txt).
 set -euo pipefail
-nodes=$1 oversub=$2 out=$3
+nodes=$1 oversub=$2 out=$3 memory=${4:-}
 if ((nodes < 2 || (nodes & (nodes - 1)) != 0)); then
   echo "fat_tree.sh: NODES must be a power of two >= 2" >&2
   exit 2
@@ -33,4 +39,4 @@ fi
 write_cluster "$out" fattree "$nodes" 64 \
   "Fat-tree cluster: $nodes nodes of 64 cores, $leaves leaves of $down nodes, $up spines, oversubscription $oversub:1 (bench/platforms/fat_tree.sh)" \
   "speed=\"35Gf\" bw=\"25GBps\" lat=\"0.5us\" topology=\"FAT_TREE\" topo_parameters=\"2;$down,$leaves;1,$up;1,1\"
-             loopback_bw=\"20GBps\" loopback_lat=\"0.3us\""
+             loopback_bw=\"20GBps\" loopback_lat=\"0.3us\"${memory:+ limiter_link=\"$memory\"}"

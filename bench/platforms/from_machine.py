@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A SimGrid platform of the machine a machine file describes, so that the model mode simulates it.
 
-    bench/platforms/from_machine.py MACHINE OUT [NODES]
+    bench/platforms/from_machine.py MACHINE OUT [NODES] [--memory]
 
 MACHINE is a machine file of `hla-plan --probe --save` (its first entry); OUT.xml and OUT.hosts are
 written: one cluster of NODES hosts (default: the entry's nodes) of its cores_per_node cores, each
@@ -13,20 +13,25 @@ share it), across nodes over one private link a node at the inter-node ones (whe
 none, the intra-node ones: say so), through one switch. Run the model mode on it with SMPI's
 piecewise bandwidth and latency factors off (smpi/bw-factor:0:1, smpi/lat-factor:0:1): the probe's
 numbers are already what messages get (bench/sim/node_check.sh does).
+--memory adds the node's memory as a link that its transfers share (SimGrid's limiter link; the
+patched SimGrid of bench/sim/build_simgrid.sh routes a node's transfers within through it): the
+probe's copy rate, measured with every rank copying at once, times the cores.
 """
 import json
 import sys
 
 
 def main():
-    if len(sys.argv) not in (3, 4):
+    args = [a for a in sys.argv[1:] if a != "--memory"]
+    memory = len(args) < len(sys.argv) - 1
+    if len(args) not in (2, 3):
         sys.exit(__doc__)
-    path, out = sys.argv[1], sys.argv[2]
+    path, out = args[0], args[1]
     doc = json.load(open(path))
     if doc.get("format") != "hla-machine" or not doc.get("machines"):
         sys.exit(f"from_machine.py: {path} is not an hla machine file")
     m = doc["machines"][0]
-    nodes = int(sys.argv[3]) if len(sys.argv) == 4 else int(m["nodes"])
+    nodes = int(args[2]) if len(args) == 3 else int(m["nodes"])
     cores = int(m["cores_per_node"])
     if nodes < 1 or cores < 1:
         sys.exit("from_machine.py: NODES and the file's cores_per_node must be positive")
@@ -42,6 +47,7 @@ def main():
         "hla_panel_half": m["panel_half"], "hla_getrf_rate": m["getrf_rate"],
         "hla_getrf_half": m["getrf_half"], "hla_copy_rate": m["copy_rate"],
     }
+    limiter = f' limiter_link="{cores * m["copy_rate"]:.9g}Bps"' if memory else ""
     lines = "\n".join(f'      <prop id="{k}" value="{v:.9g}"/>' for k, v in props.items())
     with open(out + ".xml", "w") as f:
         f.write(f"""<?xml version='1.0'?>
@@ -52,7 +58,7 @@ def main():
   <zone id="world" routing="Full">
     <cluster id="probed" prefix="node-" radical="0-{nodes - 1}" suffix="" core="{cores}"
              speed="{m['gemm_rate']:.9g}f" bw="{1 / b1:.9g}Bps" lat="{a1:.9g}s"
-             loopback_bw="{1 / b0:.9g}Bps" loopback_lat="{a0:.9g}s">
+             loopback_bw="{1 / b0:.9g}Bps" loopback_lat="{a0:.9g}s"{limiter}>
 {lines}
     </cluster>
   </zone>

@@ -25,6 +25,13 @@
 # ints), looking each rank up in its group up to six times; and the engine found an actor by its
 # id in a tree (now also an array by id). The 16,384-rank sample of
 # bench/results/sim/simulator_cost_2026-11-27.txt 11: 136 s against 151 s, the same simulated time.
+# 3.32-memory.patch gives a node of a cluster a memory that its transfers share: a transfer
+# between two ranks of one node goes over the node's loopback, a fat pipe (every transfer gets its
+# whole bandwidth, however many run at once), and now also over the cluster's limiter link where
+# the platform has one (limiter_link=, the node's bound, which its network traffic crosses too).
+# On a fat tree SimGrid also gave every switch a limiter of that bandwidth, capping all it routes,
+# with names that clash with the nodes' on small trees: the patch gives switches none. No platform
+# of hla had a limiter before, so nothing simulated before changes (NODE_MEMORY in common.sh).
 # bench/sim/common.sh also runs the simulator on tcmalloc (libtcmalloc-minimal4, installed here).
 # Needs root for apt (a deb-src entry for bookworm is added if there is none) and about 11 minutes
 # of 2 cores.

@@ -32,7 +32,7 @@ rpn=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["machines
 out=bench/results/sim/chain_check${plat_suffix}.txt
 mkdir -p bench/results/sim
 {
-  echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }bench/sim/chain_check.sh $machine $P $grid $bytes $*"
+  echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }${NODE_MEMORY:+NODE_MEMORY=$NODE_MEMORY }bench/sim/chain_check.sh $machine $P $grid $bytes $*"
   echo "# platform: $plat_gen ($plat_what); model: ${net[*]} --rpn $rpn"
   for c in "$@"; do
     sim_run "$P" "$tmp" "$build/sim_chain" --grid "$grid" --bytes "$bytes" --cols "$c" \

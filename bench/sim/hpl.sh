@@ -54,7 +54,7 @@ for g in "${gl[@]}"; do ps+=("${g%x*}") qs+=("${g#*x}"); done
 out=bench/results/sim/hpl_P${P}_n${n}${plat_suffix}${TAG:+_$TAG}
 mkdir -p bench/results/sim
 {
-  echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }${SIM_CFG:+SIM_CFG=\"$SIM_CFG\" }${TAG:+TAG=$TAG }bench/sim/hpl.sh $*"
+  echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }${NODE_MEMORY:+NODE_MEMORY=$NODE_MEMORY }${SIM_CFG:+SIM_CFG=\"$SIM_CFG\" }${TAG:+TAG=$TAG }bench/sim/hpl.sh $*"
   # HPL keeps state in globals (its random generator's), so each rank needs its own copy of them
   (cd "$tmp" && SIM_CFG="--cfg=smpi/privatization:yes ${SIM_CFG:-}" sim_run "$P" "$tmp" "$hb/xhpl")
   # seconds from HPL's Gflop/s and its flop count: more digits than its table's time

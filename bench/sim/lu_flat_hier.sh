@@ -26,6 +26,6 @@ sim_platform "$P" "$tmp"
 out=bench/results/sim/lu_P${P}_n${n}${grid:+_$grid}$([ "$nb" = 128 ] || echo "_nb$nb")${bcast:+_$bcast}${plat_suffix}
 mkdir -p bench/results/sim
 {
-  echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }${SIM_CFG:+SIM_CFG=\"$SIM_CFG\" }bench/sim/lu_flat_hier.sh $*"
+  echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }${NODE_MEMORY:+NODE_MEMORY=$NODE_MEMORY }${SIM_CFG:+SIM_CFG=\"$SIM_CFG\" }bench/sim/lu_flat_hier.sh $*"
   sim_run "$P" "$tmp" "$build/sim_lu" --n "$n" --nb "$nb" --cases "$cases" ${grid:+--grid "$grid"} ${bcast:+--bcast "$bcast"} --speed "${plat_speed}e9"
 } | tee "$out.txt"

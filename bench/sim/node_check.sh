@@ -12,11 +12,12 @@
 # Every bench_lu line (flat LU, any grid, n, nb and broadcast) and bench_matmul line (summa and
 # hsumma with their b and groups) of the logs is simulated once each way; the LU's real time is
 # hla_gesv's less its solve phase (sim_lu times the factorization). Needs a -DHLA_SMPI=ON build
-# (BUILD, default build-smpi). Writes bench/results/sim/node_check_<machine file's name>.txt.
+# (BUILD, default build-smpi). Writes bench/results/sim/node_check_<machine file's name>.txt
+# (_mem.txt with NODE_MEMORY=probe: the node's memory shared by its transfers, bench/sim/common.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${BUILD:-build-smpi}
-[ $# -gt 0 ] && [ -f "${MACHINE:-}" ] || { sed -n '2,17p' "$0"; exit 2; }
+[ $# -gt 0 ] && [ -f "${MACHINE:-}" ] || { sed -n '2,18p' "$0"; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . bench/sim/common.sh
@@ -45,7 +46,7 @@ for path in sys.argv[1:]:
             print("mm", grid, m.group(1), m.group(4), nb, m.group(5), m.group(2), m.group(3))
 PY
 {
-  echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): MACHINE=$MACHINE bench/sim/node_check.sh $*"
+  echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${NODE_MEMORY:+NODE_MEMORY=$NODE_MEMORY }MACHINE=$MACHINE bench/sim/node_check.sh $*"
   while read -r op grid n a b c d e; do
     for how in rates count; do
       cp "$tmp/$how.xml" "$tmp/plat.xml"
@@ -63,4 +64,4 @@ PY
   done < "$tmp/runs"
 } | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^(real|sim)=/) { split($i, kv, "="); v[kv[1]] = kv[2] }
            if (v["real"] > 0 && v["sim"] > 0) $0 = $0 sprintf(" sim/real=%.2f", v["sim"] / v["real"]); print }' |
-  tee "bench/results/sim/node_check_$(basename "$MACHINE" .json).txt"
+  tee "bench/results/sim/node_check_$(basename "$MACHINE" .json)${plat_suffix#_machine}.txt"

@@ -28,6 +28,6 @@ else
   args+=(--save --machine "bench/results/sim/machine_$name.json")
 fi
 {
-  echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }bench/sim/probe_roundtrip.sh $*"
+  echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }${NODE_MEMORY:+NODE_MEMORY=$NODE_MEMORY }bench/sim/probe_roundtrip.sh $*"
   HLA_MACHINE_FILE=none sim_run "$P" "$tmp" "$build/hla-plan" "${args[@]}"
 } | tee "$out.txt"

@@ -51,7 +51,7 @@ case $groups in *x*) shapes=1 ;; esac # IxJ: several points may share a G, so no
 out=bench/results/sim/summa_hsumma_P${P}_n${n}${K:+_k$K}${plat_suffix}${three_d}${5:+_$bcast}${GRID:+_$GRID}${NB:+_nb$NB}${MO:+_mo$MO}${TAG:+_$TAG}
 mkdir -p bench/results/sim
 {
-  echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }${SIM_CFG:+SIM_CFG=\"$SIM_CFG\" }${TORUS:+TORUS=\"$TORUS\" }${TAG:+TAG=$TAG }${GRID:+GRID=$GRID }${NB:+NB=$NB }${MO:+MO=$MO }${K:+K=$K }bench/sim/summa_hsumma.sh $*"
+  echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }${NODE_MEMORY:+NODE_MEMORY=$NODE_MEMORY }${SIM_CFG:+SIM_CFG=\"$SIM_CFG\" }${TORUS:+TORUS=\"$TORUS\" }${TAG:+TAG=$TAG }${GRID:+GRID=$GRID }${NB:+NB=$NB }${MO:+MO=$MO }${K:+K=$K }bench/sim/summa_hsumma.sh $*"
   echo "# smpirun: $(command -v smpirun)" # Debian's SimGrid or a patched one (build_simgrid.sh)
   sim_run "$P" "$tmp" "$build/sim_matmul" --n "$n" ${K:+--k "$K"} --b "$b" ${NB:+--nb "$NB"} ${MO:+--mo "$MO"} --groups "$groups" ${GRID:+--grid "$GRID"} --bcast "$bcast" --speed "${plat_speed}e9"
 } | tee "$out.txt"
