@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# A Blue Gene/P-like partition for SimGrid: bench/platforms/bgp_like.sh X Y Z OUT_PREFIX [MEMORY] writes
-# OUT_PREFIX.xml (X*Y*Z nodes on a 3-D torus) and OUT_PREFIX.hosts (node-i:4, so that ranks fill a
-# node's 4 cores first, as BG/P's VN mode).
+# A Blue Gene/P-like partition for SimGrid: bench/platforms/bgp_like.sh X Y Z OUT_PREFIX [MEMORY]
+# writes OUT_PREFIX.xml (X*Y*Z nodes on a 3-D torus) and OUT_PREFIX.hosts (node-i:4, so that ranks
+# fill a node's 4 cores first, as BG/P's VN mode).
 # Where the numbers come from (IBM's Blue Gene/P description, IBM J. Res. Dev. 52 (2008), and the
 # HSUMMA source's platform, ../shared/reference/001_hsumma_hasanov.md section 2.8): 4 PowerPC 450
 # cores at 850 MHz per node, 4 flops a cycle each (a double FMA unit): 3.4 Gflop/s a core; torus

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A modern cluster of multicore nodes on a two-level fat tree, for SimGrid:
 #
-#   bench/platforms/fat_tree.sh NODES OVERSUB OUT_PREFIX [MEMORY]   e.g. 64 1 /tmp/ft  (4,096 cores)
+#   bench/platforms/fat_tree.sh NODES OVERSUB OUT_PREFIX [MEMORY]   e.g. 64 1 /tmp/ft (4,096 cores)
 #
 # writes OUT_PREFIX.xml and OUT_PREFIX.hosts (node-i:64, so that ranks fill a node's 64 cores
 # first, as `mpirun --map-by core` does; bench/platforms/cluster.sh). NODES is a power of two, at least 2. Leaf switches

@@ -52,7 +52,10 @@ print(m["cores_per_node"], m["gemm_rate"] / 1e9)' "$MACHINE")
       plat_cfg="--cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1"
       # NODE_MEMORY=probe: the nodes' memory at the probe's copy rate (from_machine.py --memory)
       if [ -n "${NODE_MEMORY:-}" ]; then
-        [ "$NODE_MEMORY" = probe ] || { echo "bench/sim: NODE_MEMORY=probe on PLATFORM=machine" >&2; return 2; }
+        if [ "$NODE_MEMORY" != probe ]; then
+          echo "bench/sim: NODE_MEMORY=probe on PLATFORM=machine" >&2
+          return 2
+        fi
         plat_gen="$plat_gen --memory" plat_what="$plat_what, memory at its copy rate"
         plat_suffix=${plat_suffix}_mem plat_cfg="$plat_cfg --cfg=maxmin/precision:1e-4"
       fi
