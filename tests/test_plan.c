@@ -45,6 +45,12 @@ static void test_probe_and_file(void) {
   const int none = 0;
 #endif
   CU_ASSERT(ht_all(MPI_COMM_WORLD, m.no_board == none));
+  /* a node's memory and its link alone: measured where every node holds two ranks or more */
+  int fewest = hbsp_size(node);
+  MPI_Allreduce(MPI_IN_PLACE, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  CU_ASSERT(ht_all(MPI_COMM_WORLD,
+                   fewest > 1 ? m.node_bw > 0 && m.intra_alone.alpha > 0 && m.intra_alone.beta > 0
+                              : m.node_bw == 0 && m.intra_alone.beta == 0));
   hbsp_free(&node);
   /* the same model on every rank */
   r0 = m;

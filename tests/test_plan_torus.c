@@ -29,7 +29,7 @@ static int zeros(const double *w, int n) {
 }
 
 static void test_torus_steps(void) {
-  double work[16 * 2 * 2] = {0};
+  double work[16 * (2 * 2 + 1)] = {0}; /* hp_torus_work: links, then the nodes' memories */
   hp_tstep s;
   /* the world's root to all at once: nodes (1, y) and (2, y) go up x (2 is half way: upward, as
    * SimGrid), 32 messages on the link out of node 0; the farthest is (2, 2), 4 hops */
@@ -39,7 +39,9 @@ static void test_torus_steps(void) {
   CU_ASSERT_EQUAL(s.inter, 60);
   CU_ASSERT_EQUAL(s.load, 32);
   CU_ASSERT_EQUAL(s.hops, 4);
-  CU_ASSERT(zeros(work, 64));
+  CU_ASSERT_EQUAL(s.mem, 63); /* node 0's memory: all of them, its own 3 and the 60 out */
+  CU_ASSERT_EQUAL(hp_torus_work(&t44), 80);
+  CU_ASSERT(zeros(work, 80));
   /* every column of an 8 x 8 grid at once (8 ranks, stride 8): columns 0-3 on nodes (0|2, y),
    * 4-7 on (1|3, y); both halves' roots send up x across the link from (1, 0) to (2, 0) */
   CU_ASSERT_EQUAL(hp_torus_step(&t44, 4, env(8, 0, 8, 1, 8), HP_STEP_FLAT_ALL, 0, work, &s),
@@ -51,11 +53,11 @@ static void test_torus_steps(void) {
   CU_ASSERT(s.inter == 1 && s.intra == 0 && s.load == 1 && s.hops == 2);
   /* its last: inside the nodes */
   CU_ASSERT_EQUAL(hp_torus_step(&t44, 4, env(64, 0, 1, 0, 1), HP_STEP_TREE, 1, work, &s), HLA_OK);
-  CU_ASSERT(s.inter == 0 && s.intra == 32);
+  CU_ASSERT(s.inter == 0 && s.intra == 32 && s.mem == 2);
   /* every row of an 8 x 8 grid (two nodes each) in a ring: 4 messages out of each node */
   CU_ASSERT_EQUAL(hp_torus_step(&t44, 4, env(8, 0, 1, 8, 8), HP_STEP_RING, 0, work, &s), HLA_OK);
   CU_ASSERT(s.inter == 16 && s.intra == 48 && s.load == 1);
-  CU_ASSERT(zeros(work, 64));
+  CU_ASSERT(zeros(work, 80));
   /* recursive doubling down one column of 8 x 8 (stride 8: nodes (0|2, y), y = r / 2): at
    * distance 1 across x, 2 hops a message, each direction its own channel; at distance 4, rows
    * y -> y + 2 (half way: upward) and back: 0 -> 4 goes (0, 0) (0, 1) (0, 2), 6 -> 2 (0, 3) (0, 0)
@@ -66,7 +68,7 @@ static void test_torus_steps(void) {
   CU_ASSERT_EQUAL(hp_torus_step(&t44, 4, env(8, 0, 8, 0, 1), HP_STEP_EXCHANGE, 4, work, &s),
                   HLA_OK);
   CU_ASSERT(s.inter == 8 && s.load == 2 && s.hops == 2);
-  CU_ASSERT(zeros(work, 64));
+  CU_ASSERT(zeros(work, 80));
   /* nodes 0, 1, 2 of an x ring: root 0 to relative rank 2 is 2 hops; from root 1 that rank is 0,
    * one hop back; a root outside the environment is no answer */
   hp_env line = env(3, 0, 4, 0, 1);
@@ -77,7 +79,7 @@ static void test_torus_steps(void) {
   CU_ASSERT(s.inter == 1 && s.hops == 1);
   line.root = 3;
   CU_ASSERT_EQUAL(hp_torus_step(&t44, 4, line, HP_STEP_FLAT_ONE, 2, work, &s), HLA_ERR_DIM);
-  CU_ASSERT(zeros(work, 64));
+  CU_ASSERT(zeros(work, 80));
   /* ranks beyond the torus, or unknown: no answer */
   CU_ASSERT_EQUAL(hp_torus_step(&t44, 4, env(128, 0, 1, 0, 1), HP_STEP_TREE, 1, work, &s),
                   HLA_ERR_DIM);
@@ -149,18 +151,18 @@ static void test_ports(void) {
   hp_ctx x;
   ports_4x16(&m, &x);
   CU_ASSERT(x.net.nd == 1 && x.net.ports == 1 && x.net.nodes == 4);
-  double work[4 * 2] = {0};
+  double work[4 * (2 + 1)] = {0};
   hp_tstep s;
   /* the world's root to all at once: 15 inside its node, 48 out of its port */
   CU_ASSERT_EQUAL(hp_torus_step(&x.net, 16, hp_env_of(&x, 0, 1, 64), HP_STEP_FLAT_ALL, 0, work, &s),
                   HLA_OK);
-  CU_ASSERT(s.intra == 15 && s.inter == 48 && s.load == 48 && s.hops == 1);
+  CU_ASSERT(s.intra == 15 && s.inter == 48 && s.load == 48 && s.hops == 1 && s.mem == 63);
   /* every column of an 8 x 8 grid (stride 8; ranks 0 and 8 on node 0): 8 roots on node 0 send 6
    * messages each out of its port, 2 into every other node from each root */
   hp_env cols = hp_env_family(hp_env_of(&x, 0, 8, 8), 1, 8, 0, 1);
   CU_ASSERT_EQUAL(hp_torus_step(&x.net, 16, cols, HP_STEP_FLAT_ALL, 0, work, &s), HLA_OK);
   CU_ASSERT(s.intra == 8 && s.inter == 48 && s.load == 48);
-  CU_ASSERT(zeros(work, 8));
+  CU_ASSERT(zeros(work, 12));
   /* the broadcast of 1 MiB from the world's root: the slowest message waits for the port's 48 */
   const double B = 1 << 20;
   CU_ASSERT_DOUBLE_EQUAL(
@@ -173,6 +175,85 @@ static void test_ports(void) {
   m.torus[0] = 0, m.torus_link[1] = 0, m.port_beta = 0;
   hp_ctx_make(&x, &m, 64, 4, 16, 1);
   CU_ASSERT_EQUAL(x.net.nd, 0);
+}
+
+/* A node's memory (hplan_machine.node_bw): every routed message within a node, into it or out of
+ * it goes through it. 4 nodes of 16 ranks on ports, a memory of 1e10 B/s a node and a link inside
+ * a node of 1e-10 s/B alone. */
+static void test_node_memory(void) {
+  hplan_machine m;
+  hp_ctx x;
+  ports_4x16(&m, &x);
+  CU_ASSERT(x.mem_bw == 0 && x.intra.beta == in.beta); /* not measured: the link of every pair */
+  m.node_bw = 1e10, m.intra_alone = (hplan_link){5e-7, 1e-10};
+  hp_ctx_make(&x, &m, 64, 4, 16, 1);
+  CU_ASSERT(x.mem_bw == 1e10 && x.intra.beta == 1e-10);
+  const double B = 1 << 20;
+  /* every row of a 4 x 16 grid (a row a node) from its root to all at once: 15 MiB through each
+   * node's memory, where one message alone takes a tenth of that */
+  hp_env rows = hp_env_family(hp_env_of(&x, 0, 1, 16), 16, 4, 0, 1);
+  CU_ASSERT_DOUBLE_EQUAL(hp_bcast_seg(&x, rows, HP_FLAT_ALL, B, 65536), 15 * B / 1e10, 1e-12);
+  /* the world's root to all at once: node 0's memory carries its 15 and the 48 out of its port
+   * (6.6 ms), its port the 48 (2 ms) */
+  CU_ASSERT_DOUBLE_EQUAL(hp_bcast_seg(&x, hp_env_of(&x, 0, 1, 64), HP_FLAT_ALL, B, 65536),
+                         63 * B / 1e10, 1e-12);
+  /* streaming: the bytes of the busiest link and of the busiest node's memory */
+  double work[4 * (2 + 1)] = {0}, most, mem;
+  const hp_env both[2] = {rows, hp_env_family(hp_env_of(&x, 0, 16, 4), 1, 16, 0, 1)};
+  const double bytes[2] = {B, 2 * B};
+  CU_ASSERT_EQUAL(hp_torus_volume(&x.net, 16, both, bytes, 2, HP_STEP_FLAT_ALL, work, &most, &mem),
+                  HLA_OK);
+  /* the columns' 16 roots on node 0 send 3 x 2 MiB each out of its port; node 0's memory also
+   * has its row's 15 MiB */
+  CU_ASSERT_DOUBLE_EQUAL(most, 16 * 3 * 2 * B, 0);
+  CU_ASSERT_DOUBLE_EQUAL(mem, 16 * 3 * 2 * B + 15 * B, 0);
+  CU_ASSERT(zeros(work, 12));
+  /* without the network the model routes nothing and charges no memory (and all at once is one
+   * message after the other, on the link of every pair at once) */
+  m.port_beta = 0;
+  hp_ctx_make(&x, &m, 64, 4, 16, 1);
+  CU_ASSERT(x.mem_bw == 0 && x.intra.beta == in.beta);
+  CU_ASSERT_DOUBLE_EQUAL(hp_bcast_seg(&x, rows, HP_FLAT_ALL, B, 65536),
+                         15 * (in.alpha + B * in.beta), 1e-12);
+}
+
+/* The multiply on the fat tree with a node's memory of 160 GB/s (NODE_MEMORY, SimGrid's limiter
+ * link: bench/results/sim/node_memory_2026-11-29.txt), predicted from the probe on that platform
+ * (machine_fattree_mem_P128_ports.json): the wide grids in blocks of 64, whose A panels go to the
+ * 64 ranks of a node each, within 25 %, where the model without the memory put the pick at 4,096
+ * ranks at 0.79 x. */
+static void test_mm_node_memory(void) {
+  static const struct {
+    int P, nodes, leaf, M, N, gi, gj, nb;
+    double simulated;
+  } sims[] = {{1024, 16, 8, 32, 32, 1, 1, 256, 1.4545},
+              {1024, 16, 8, 32, 32, 4, 4, 256, 0.4706},
+              {1024, 16, 8, 4, 256, 2, 4, 64, 0.2954},
+              {4096, 64, 16, 16, 256, 4, 4, 64, 0.0895}};
+  for (int f = 0; f < 2; f++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/bench/results/sim/%s", HLA_SOURCE_DIR,
+             f ? "machine_fattree_P128_tests_ports.json" : "machine_fattree_mem_P128_ports.json");
+    hplan_machine m;
+    CU_ASSERT_EQUAL_FATAL(hplan_load(&m, path, NULL, 0, 0), HLA_OK);
+    CU_ASSERT((m.node_bw > 0) == !f);
+    for (size_t i = 0; i < sizeof sims / sizeof sims[0]; i++) {
+      hp_ctx x;
+      const int none[HPLAN_TORUS_DIMS] = {0};
+      hp_ctx_make(&x, &m, sims[i].P, sims[i].nodes, 64, 1);
+      hp_ctx_torus(&x, &m, none, sims[i].leaf);
+      hp_mm c;
+      memset(&c, 0, sizeof c);
+      c.m = c.n = c.k = 16384, c.M = sims[i].M, c.N = sims[i].N;
+      c.mb = c.nb = c.kba = c.kbb = sims[i].nb, c.b = 256, c.Mo = 256;
+      c.a_here = c.b_here = 1, c.bcast_alg = HBSP_AUTO;
+      c.alg = sims[i].gi > 1 ? HLA_MM_HSUMMA : HLA_MM_SUMMA;
+      c.gi = sims[i].gi, c.gj = sims[i].gj;
+      const double ratio = hp_mm_time(&x, &c, NULL, NULL, NULL) / sims[i].simulated;
+      if (!f) CU_ASSERT(ratio > 0.75 && ratio < 1.25);
+      if (f && i == 3) CU_ASSERT(ratio < 0.85);
+    }
+  }
 }
 
 /* The LU's row interchanges (model.c: hp_torus_trade): every process column's owner of the
@@ -253,7 +334,7 @@ static void test_leaves(void) {
  * adds nothing to the busiest port. */
 static void test_layers_share(void) {
   hp_torus net = {1, {4}, 4, 0, 4e-11, 1, 0, 0};
-  double work[4 * 2] = {0};
+  double work[4 * (2 + 1)] = {0};
   hp_tstep one, two;
   hp_env col = {8, 0, 0, 0, 8, 1, 4, 0, 1, 0};
   CU_ASSERT_EQUAL(hp_torus_step(&net, 16, col, HP_STEP_FLAT_ALL, 0, work, &one), HLA_OK);
@@ -265,7 +346,7 @@ static void test_layers_share(void) {
   col4 = hp_env_family(col4, 1, 8, 32, 2);
   CU_ASSERT_EQUAL(hp_torus_step(&net, 16, col4, HP_STEP_FLAT_ALL, 0, work, &two), HLA_OK);
   CU_ASSERT(one.load == 16 && two.load == 16); /* 8 roots on node 0, 2 messages to node 1 each */
-  CU_ASSERT(zeros(work, 8));
+  CU_ASSERT(zeros(work, 12));
 }
 
 /* A panel in blocks narrower than itself comes in pieces from as many owners at once (model_mm.c:
@@ -566,7 +647,7 @@ static void test_calibration_unrouted(void) {
 
 void hla_test_register(void) {
   HT_SUITE("plan_torus", test_torus_steps, test_torus_bcast, test_torus_fields, test_ports,
-           test_trade, test_leaves, test_layers_share, test_pieces_spread, test_stream_depth,
-           test_tie_less_comm, test_lu_fat_tree, test_lu_long_rows, test_lu_tall_torus,
-           test_calibration_unrouted);
+           test_node_memory, test_mm_node_memory, test_trade, test_leaves, test_layers_share,
+           test_pieces_spread, test_stream_depth, test_tie_less_comm, test_lu_fat_tree,
+           test_lu_long_rows, test_lu_tall_torus, test_calibration_unrouted);
 }

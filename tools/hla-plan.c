@@ -187,6 +187,11 @@ static void show_machine(const hplan_machine *m) {
   printf("  link intra alpha %.3g s beta %.3g s/B (%.2f GB/s); inter alpha %.3g beta %.3g%s\n",
          m->link[0].alpha, m->link[0].beta, m->link[0].beta > 0 ? 1e-9 / m->link[0].beta : 0,
          m->link[1].alpha, m->link[1].beta, m->have_inter ? "" : " (not measured)");
+  if (m->node_bw > 0)
+    printf("  node memory %.2f GB/s of messages, all ranks at once; intra alone alpha %.3g s beta "
+           "%.3g s/B (%.2f GB/s)\n",
+           m->node_bw / 1e9, m->intra_alone.alpha, m->intra_alone.beta,
+           m->intra_alone.beta > 0 ? 1e-9 / m->intra_alone.beta : 0);
   if (m->no_board) printf("  no node boards: the LU's panels on one node go by messages\n");
   const char *names[HPLAN_NENV] = {"world", "node", "row", "col"};
   for (int i = 0; i < HPLAN_NENV; i++)

@@ -18,7 +18,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . bench/sim/common.sh
 sim_platform "$P" "$tmp"
-name=${PLATFORM:-bgp}_P$P
+name=${PLATFORM:-bgp}${NODE_MEMORY:+_mem}_P$P
 mkdir -p bench/results/sim
 args=(--probe --show --op mm --n 4096 --top 3)
 if [ -n "$exact" ]; then

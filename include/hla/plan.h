@@ -113,7 +113,13 @@ typedef struct {
   double getrf_half; /* ... falling as n / (n + getrf_half) with the order n */
   double alloc_rate; /* bytes/s of fresh memory (allocated and first touched: page faults) */
   /* communication */
-  hplan_link link[2];    /* ping-pong inside a node [HPLAN_INTRA] and across nodes [HPLAN_INTER] */
+  hplan_link link[2]; /* ping-pong inside a node [HPLAN_INTRA] and across nodes [HPLAN_INTER] */
+  /* link[] is measured with every pair of a round at once (hplan_pairwise); intra_alone with one
+   * pair a node (0s: not measured). node_bw: bytes/s of messages that a node delivers when all its
+   * ranks trade with each other at once: its memory, which every message into, out of and within
+   * the node crosses (0: not measured, or one rank a node) */
+  hplan_link intra_alone;
+  double node_bw;
   int have_inter;        /* link[HPLAN_INTER] was measured; else it is a copy of the intra link */
   int env_p[HPLAN_NENV]; /* ranks of the environments below (0: not measured) */
   double g[HPLAN_NENV];  /* BSP g of hbsp_sync, seconds per 8-byte word (bulk puts) */

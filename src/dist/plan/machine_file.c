@@ -124,6 +124,9 @@ int hplan_check(const hplan_machine *m, char *why, size_t len) {
     CHECK(dbl_in(why, len, "link", ".alpha", i, m->link[i].alpha, 1e-12, SEC_MAX, !used));
     CHECK(dbl_in(why, len, "link", ".beta", i, m->link[i].beta, 1e-18, 1.0, !used));
   }
+  CHECK(dbl_in(why, len, "intra_alone", ".alpha", -1, m->intra_alone.alpha, 1e-12, SEC_MAX, 1));
+  CHECK(dbl_in(why, len, "intra_alone", ".beta", -1, m->intra_alone.beta, 1e-18, 1.0, 1));
+  CHECK(dbl_in(why, len, "node_bw", "", -1, m->node_bw, RATE_MIN, RATE_MAX, 1));
   for (int i = 0; i < HPLAN_NENV; i++) {
     CHECK(int_in(why, len, "env_p", i, m->env_p[i], 0, m->P));
     CHECK(dbl_in(why, len, "g", "", i, m->g[i], 0, 1.0, 0));
@@ -197,6 +200,8 @@ static const field fields[] = {FLD(version, F_INT, 1),
                                FLD(alloc_rate, F_DBL, 1),
                                FLD(link, F_DBL, 4),
                                FLD(have_inter, F_INT, 1),
+                               FLD(intra_alone, F_DBL, 2),
+                               FLD(node_bw, F_DBL, 1),
                                FLD(env_p, F_INT, HPLAN_NENV),
                                FLD(g, F_DBL, HPLAN_NENV),
                                FLD(l, F_DBL, HPLAN_NENV),

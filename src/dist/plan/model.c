@@ -256,8 +256,19 @@ static hp_torus torus_of(const hplan_machine *m, int nodes) {
   return torus_dims(m, m->torus, nodes, 0);
 }
 
+/* The link inside a node and its memory, once x's network is set. Where the model routes messages
+ * on a known network and the probe measured the node's memory, a message inside a node goes at
+ * the rate of one pair alone and the node's memory is shared by all (tstep_t); elsewhere at the
+ * rate of the ping-pong of every pair at once, which holds the memory's share. */
+static void node_links(hp_ctx *x, const hplan_machine *m) {
+  int routed = x->net.nd > 0 && m->node_bw > 0 && m->intra_alone.beta > 0;
+  x->intra = routed ? m->intra_alone : m->link[HPLAN_INTRA];
+  x->mem_bw = routed ? m->node_bw : 0.0;
+}
+
 void hp_ctx_torus(hp_ctx *x, const hplan_machine *m, const int dims[HPLAN_TORUS_DIMS], int leaf) {
   if (dims[0] > 0 || (leaf > 0 && x->net.ports)) x->net = torus_dims(m, dims, x->nodes, leaf);
+  node_links(x, m);
   if (x->net.nd > 0) x->lu_cal = x->mm_cal = 1.0; /* as hp_ctx_make's */
 }
 
@@ -278,6 +289,7 @@ static void ibcast_fit(hp_ctx *x, const hplan_machine *m) {
   y.P = m->P, y.nodes = m->nodes > 0 ? m->nodes : 1;
   y.rpn = (y.P + y.nodes - 1) / y.nodes;
   y.net = torus_of(m, y.nodes);
+  node_links(&y, m);
   int Mg = m->probe_M > 0 ? m->probe_M : 1, Ng = m->probe_N > 0 ? m->probe_N : m->P;
   /* every row at once, every column at once */
   const hp_env envs[HPLAN_NIBCAST] = {hp_env_of(&y, 0, 1, y.P),
@@ -362,9 +374,9 @@ void hp_ctx_make(hp_ctx *x, const hplan_machine *m, int P, int nodes, int rpn, i
   x->getrf_half = m->getrf_half > 0 ? m->getrf_half : 0;
   x->copy = (m->copy_rate > 0 ? m->copy_rate : 2e9) * hp_clamp((double)r0 / real_rpn, 0.125, 8);
   x->alloc = (m->alloc_rate > 0 ? m->alloc_rate : 1e9) * hp_clamp((double)r0 / real_rpn, 0.125, 8);
-  x->intra = m->link[HPLAN_INTRA];
   x->inter = m->have_inter ? m->link[HPLAN_INTER] : m->link[HPLAN_INTRA];
   x->net = torus_of(m, nodes);
+  node_links(x, m);
   x->ovl = hp_clamp(m->overlap, 0, 1);
   /* waiting for ranks that computed: as measured when the cores are shared as in the probe;
    * otherwise about a scheduler quantum times the share of time a rank is off its core */
@@ -432,6 +444,7 @@ void hp_ctx_make(hp_ctx *x, const hplan_machine *m, int P, int nodes, int rpn, i
     y.P = m->P, y.nodes = m->nodes > 0 ? m->nodes : 1;
     y.rpn = (y.P + y.nodes - 1) / y.nodes;
     y.net = torus_of(m, y.nodes);
+    node_links(&y, m);
     hp_env w = hp_env_of(&y, 0, 1, y.P);
     const double sizes[HPLAN_NBCAST] = HPLAN_BCAST_SIZES;
     const int inner[HPLAN_NBCAST] = HPLAN_BCAST_INNER;
@@ -500,6 +513,7 @@ double hp_gemm(const hp_ctx *x, double m, double n, double k) {
 static double tstep_t(const hp_ctx *x, const hp_tstep *s, double m) {
   double t = s->intra ? x->intra.alpha + m * x->intra.beta : 0.0;
   if (s->inter) t = fmax(t, x->net.alpha + (s->hops - 1) * x->net.hop + m * x->net.beta * s->load);
+  if (x->mem_bw > 0) t = fmax(t, m * s->mem / x->mem_bw);
   return t;
 }
 
@@ -526,7 +540,7 @@ double hp_torus_bcast(const hp_ctx *x, hp_env e, int alg, double m, double seg) 
     return t < 0 || u < 0 || v < 0 ? -1.0 : fmin(t, fmin(u, v));
   }
   const hp_torus *net = &x->net;
-  double *work = calloc((size_t)net->nodes * 2 * (size_t)net->nd, sizeof *work);
+  double *work = calloc(hp_torus_work(net), sizeof *work);
   if (work == NULL) return -1.0;
   int p = e.p, top = 1, rc = HLA_OK;
   while (top < p) top <<= 1;
@@ -566,7 +580,7 @@ double hp_torus_bcast(const hp_ctx *x, hp_env e, int alg, double m, double seg) 
  * cannot tell. */
 double hp_torus_exchange(const hp_ctx *x, hp_env e, double m) {
   if (x->net.nd == 0 || e.n1 <= 0 || e.spans <= 1) return -1.0;
-  double *work = calloc((size_t)x->net.nodes * 2 * (size_t)x->net.nd, sizeof *work);
+  double *work = calloc(hp_torus_work(&x->net), sizeof *work);
   if (work == NULL) return -1.0;
   int top = 1, rc = HLA_OK;
   while (2 * top <= e.p) top <<= 1;
@@ -575,8 +589,9 @@ double hp_torus_exchange(const hp_ctx *x, hp_env e, double m) {
   for (int d = top < e.p ? 0 : 1; d < top && rc == HLA_OK; d = d ? 2 * d : 1) {
     rc = hp_torus_step(&x->net, x->rpn, e, HP_STEP_EXCHANGE, d ? d : 1, work, &s);
     const double a = x->net.alpha + (x->net.ports ? (s.hops - 1) * x->net.hop : 0.0);
-    t +=
-        (d ? 1 : 2) * (s.inter ? a + m * x->net.beta * s.load : x->intra.alpha + m * x->intra.beta);
+    double step = s.inter ? a + m * x->net.beta * s.load : x->intra.alpha + m * x->intra.beta;
+    if (x->mem_bw > 0) step = fmax(step, m * s.mem / x->mem_bw);
+    t += (d ? 1 : 2) * step;
   }
   free(work);
   return rc == HLA_OK ? t : -1.0;
@@ -591,7 +606,7 @@ double hp_torus_exchange(const hp_ctx *x, hp_env e, double m) {
  * latency of one message, as tstep_t's; -1 where the network cannot tell. */
 double hp_torus_trade(const hp_ctx *x, hp_env e, double m) {
   if (x->net.nd == 0 || e.n1 <= 0 || e.spans <= 1) return -1.0;
-  double *work = calloc((size_t)x->net.nodes * 2 * (size_t)x->net.nd, sizeof *work);
+  double *work = calloc(hp_torus_work(&x->net), sizeof *work);
   if (work == NULL) return -1.0;
   hp_tstep s;
   int rc = hp_torus_step(&x->net, x->rpn, e, HP_STEP_FLAT_ALL, 0, work, &s);
@@ -603,12 +618,13 @@ double hp_torus_trade(const hp_ctx *x, hp_env e, double m) {
  * torus, routed (torus.c); the chain in segments of seg. */
 double hp_bcast_seg(const hp_ctx *x, hp_env e, int alg, double m, double seg) {
   if (e.p <= 1) return 0.0;
-  if (x->net.nd > 0 && e.n1 > 0 && e.spans > 1) {
+  /* routed where the network is known; inside one node too where the node's memory is known */
+  if (x->net.nd > 0 && e.n1 > 0 && (e.spans > 1 || x->mem_bw > 0)) {
     double t = hp_torus_bcast(x, e, alg, m, seg);
     if (t >= 0) return t;
   }
-  /* all at once inside a node: the network model's messages there do not share (a node's memory
-   * is far faster than one transfer: SimGrid's loopback is a fat pipe), as tstep_t has them;
+  /* all at once inside a node: the network model's messages there do not share (without the
+   * node's memory, one transfer's rate: SimGrid's loopback is a fat pipe), as tstep_t has them;
    * without a network model FLAT_ALL is FLAT, the root's link carrying them one after the other */
   if (alg == HP_FLAT_ALL && e.spans <= 1 && x->net.nd > 0)
     return x->intra.alpha + m * x->intra.beta;
@@ -671,7 +687,7 @@ double hp_bcast_busy(const hp_ctx *x, hp_env e, int alg, double bytes) {
   if (alg != HBSP_PIPELINE || e.p <= 2 || bytes <= 0) return 0.0;
   const double X = fmax(1.0, ceil(bytes / 65536.0)), m = bytes / X;
   if (x->net.nd > 0 && e.n1 > 0 && e.spans > 1) {
-    double *work = calloc((size_t)x->net.nodes * 2 * (size_t)x->net.nd, sizeof *work);
+    double *work = calloc(hp_torus_work(&x->net), sizeof *work);
     hp_tstep s;
     int rc = work ? hp_torus_step(&x->net, x->rpn, e, HP_STEP_CHAIN, 0, work, &s) : HLA_ERR_NOMEM;
     free(work);

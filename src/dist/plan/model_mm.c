@@ -44,17 +44,20 @@ static double mm_bcast_t(const hp_ctx *x, hp_env e, int alg, double bytes) {
 
 /* On the network the model knows (a torus, ports), what the non-blocking panel broadcasts
  * (MPI_Ibcast, of the shape fitted) of n environments add once they stream, each beside the
- * broadcasts before and after it: the volume of the busiest link over its rate. -1 where it cannot
- * tell. */
+ * broadcasts before and after it: the volume of the busiest link over its rate, or of the busiest
+ * node's memory over its rate where that is known and slower. -1 where it cannot tell. */
 static double torus_stream_t(const hp_ctx *x, const hp_env *e, const double *bytes, int n) {
   int shape = x->ib_alg;
   if (x->net.nd == 0 || (shape != HP_FLAT_ALL && shape != HBSP_BINOMIAL)) return -1.0;
-  double *work = calloc((size_t)x->net.nodes * 2 * (size_t)x->net.nd, sizeof *work), most;
+  double *work = calloc(hp_torus_work(&x->net), sizeof *work), most, mem;
   if (work == NULL) return -1.0;
-  int rc = hp_torus_volume(&x->net, x->rpn, e, bytes, n,
-                           shape == HBSP_BINOMIAL ? HP_STEP_TREE : HP_STEP_FLAT_ALL, work, &most);
+  int rc =
+      hp_torus_volume(&x->net, x->rpn, e, bytes, n,
+                      shape == HBSP_BINOMIAL ? HP_STEP_TREE : HP_STEP_FLAT_ALL, work, &most, &mem);
   free(work);
-  return rc == HLA_OK ? x->ib_kappa * most * x->net.beta : -1.0;
+  double t = most * x->net.beta;
+  if (x->mem_bw > 0) t = fmax(t, mem / x->mem_bw);
+  return rc == HLA_OK ? x->ib_kappa * t : -1.0;
 }
 
 /* e's broadcast j owners later, when the j-th next process column (row: steps of 1, cs) owns the

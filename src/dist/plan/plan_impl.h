@@ -48,6 +48,9 @@ typedef struct {
   double copy;                   /* bytes/s of a pack per rank */
   double alloc;                  /* bytes/s of fresh (page-faulting) memory per rank */
   hplan_link intra, inter;
+  /* bytes/s of messages through a node's memory, where the model routes them (the network known)
+   * and the probe measured it; 0: not charged */
+  double mem_bw;
   double kappa[6];       /* measured / modelled world broadcast per hbsp_alg (calibration) */
   int native_alg;        /* the library's algorithm that MPI_Bcast measured as, or 0 (model.c) */
   int ib_alg;            /* the shape (hbsp_alg, HP_FLAT_ALL) that fits MPI_Ibcast's ... */
@@ -104,19 +107,24 @@ typedef struct {
   int intra, inter; /* messages inside a node (loopback), across nodes */
   int hops;         /* most links one message crosses */
   int load;         /* most messages of the step on one link of the slowest message's route */
+  int mem;          /* most messages through one node's memory: within it, into it, out of it */
 } hp_tstep;
+/* Doubles of the work space of hp_torus_step and hp_torus_volume on t: a load per link and
+ * direction, and one per node's memory. */
+size_t hp_torus_work(const hp_torus *t);
 /* The step's messages routed on t (ranks rpn per node, nodes in t's order) with dimension-ordered
- * shortest routes, as SimGrid's TORUS and BG/P's deterministic routing. work: t->nodes x 2 t->nd
+ * shortest routes, as SimGrid's TORUS and BG/P's deterministic routing. work: hp_torus_work(t)
  * doubles of zeros, zeros again on return. HLA_OK; HLA_ERR_DIM: a rank beyond t's nodes, or e's
  * ranks unknown. Local, pure. */
 int hp_torus_step(const hp_torus *t, int rpn, hp_env e, int kind, int dist, double *work,
                   hp_tstep *out);
-/* The most bytes that one link carries when every environment envs[i] (i < n) and its family
- * broadcast bytes[i] at once, all the steps of kind (HP_STEP_TREE: every step of the tree; else
- * its one step) together: what broadcasts that overlap one another and the computation take per
- * panel at the least, once they stream. work as hp_torus_step's. HLA_OK; HLA_ERR_DIM. */
+/* The most bytes that one link carries (*most) and that one node's memory moves (*mem) when every
+ * environment envs[i] (i < n) and its family broadcast bytes[i] at once, all the steps of kind
+ * (HP_STEP_TREE: every step of the tree; else its one step) together: what broadcasts that overlap
+ * one another and the computation take per panel at the least, once they stream. work as
+ * hp_torus_step's. HLA_OK; HLA_ERR_DIM. */
 int hp_torus_volume(const hp_torus *t, int rpn, const hp_env *envs, const double *bytes, int n,
-                    int kind, double *work, double *most);
+                    int kind, double *work, double *most, double *mem);
 
 /* Seconds of a dgemm of m x n x k on one rank (0 for an empty one). */
 double hp_gemm(const hp_ctx *ctx, double m, double n, double k);

@@ -18,6 +18,11 @@
  *   links        ping-pong in rounds of the XOR partner function (hplan_pairwise, at most 64
  *                rounds): the median latency and inverse bandwidth of the pairs inside a node and
  *                of those across nodes;
+ *   node memory  every rank trades 4 MiB with a partner on its node (local ranks 2i and 2i + 1),
+ *                all at once: the bytes a node's messages move a second (node_bw); then the first
+ *                two ranks of every node ping-pong 8 B and 256 KiB while the others wait (the link
+ *                inside a node alone, intra_alone: the pairwise rounds above load it with all the
+ *                node's pairs);
  *   BSP          g (bulk puts, h up to 16384 words) and l (h up to 32 words) of hbsp_sync, and one
  *                small max-with-location allreduce, for the world, the node environments and the
  *                rows and columns of the most square grid (all subsets at once);
@@ -145,6 +150,35 @@ int hplan_timed(MPI_Comm comm, int active, int sleepy, hplan_probe_fn fn, hplan_
 }
 
 /* ---------------------------------------------------------------- local kernels to time */
+
+/* A node's memory (hplan_machine.node_bw, intra_alone): messages between two ranks of a node. */
+enum { NODE_BYTES = 4 << 20, ALONE_BYTES = 1 << 18, NODE_TAG = 19 };
+typedef struct {
+  MPI_Comm comm; /* the node's */
+  int peer;      /* the partner on the node; -1: none */
+  int first;     /* ping-pong: this rank sends first */
+  int bytes;
+  char *out, *in;
+} node_arg;
+
+static int run_trade(void *p) {
+  node_arg *a = p;
+  if (a->peer < 0) return HLA_OK;
+  return MPI_Sendrecv(a->out, a->bytes, MPI_BYTE, a->peer, NODE_TAG, a->in, a->bytes, MPI_BYTE,
+                      a->peer, NODE_TAG, a->comm, MPI_STATUS_IGNORE) == MPI_SUCCESS
+             ? HLA_OK
+             : HLA_ERR_MPI;
+}
+
+static int run_round_trip(void *p) {
+  node_arg *a = p;
+  int e[2];
+  for (int i = 0; i < 2; i++)
+    e[i] = i == !a->first
+               ? MPI_Send(a->out, a->bytes, MPI_BYTE, a->peer, NODE_TAG, a->comm)
+               : MPI_Recv(a->in, a->bytes, MPI_BYTE, a->peer, NODE_TAG, a->comm, MPI_STATUS_IGNORE);
+  return e[0] == MPI_SUCCESS && e[1] == MPI_SUCCESS ? HLA_OK : HLA_ERR_MPI;
+}
 
 typedef struct {
   int64_t m, n, k, ld;
@@ -553,6 +587,36 @@ static int probe_body(hbsp_env env, probe_ws *w, hplan_machine *m) {
     }
     free(lat), free(ib), free(node_of);
     HLA_CALL(e);
+  }
+
+  /* a node's memory for messages, and the link inside a node alone */
+  m->node_bw = 0, m->intra_alone = (hplan_link){0, 0};
+  {
+    int q = hbsp_rank(w->node), s = hbsp_size(w->node), most[2] = {-s, s};
+    MPI_Allreduce(MPI_IN_PLACE, most, 2, MPI_INT, MPI_MAX, pc); /* fewest and most ranks a node */
+    char *buf = -most[0] > 1 ? malloc(2 * (size_t)NODE_BYTES) : NULL;
+    int e = -most[0] > 1 && buf == NULL
+                ? HBSP_FAIL(w->penv, HLA_ERR_NOMEM, "hplan_probe: out of memory")
+                : HLA_OK;
+    HLA_CALL(hbsp_agree(w->penv, e));
+    if (buf != NULL) {
+      memset(buf, 1, 2 * (size_t)NODE_BYTES);
+      node_arg a = {hbsp_comm(w->node), (q ^ 1) < s ? q ^ 1 : -1, 0, NODE_BYTES, buf,
+                    buf + NODE_BYTES};
+      double t = 0, t8 = 0, tb = 0;
+      e = hplan_timed(pc, 1, 0, run_trade, NULL, &a, 1, &t);
+      /* one pair a node: ranks 0 and 1 of each, round trips */
+      a.peer = q < 2 ? 1 - q : -1, a.first = q == 0, a.bytes = 8;
+      if (e == HLA_OK) e = hplan_timed(pc, q < 2, 0, run_round_trip, NULL, &a, 20, &t8);
+      a.bytes = ALONE_BYTES;
+      if (e == HLA_OK) e = hplan_timed(pc, q < 2, 0, run_round_trip, NULL, &a, 4, &tb);
+      free(buf);
+      HLA_CALL(e);
+      m->node_bw = t > 0 ? (double)(most[1] / 2 * 2) * NODE_BYTES / t : 0;
+      double alpha = t8 / 2, beta = (tb / 2 - alpha) / ALONE_BYTES;
+      if (!(beta > 0)) beta = tb / 2 / ALONE_BYTES;
+      if (alpha > 0 && beta > 0) m->intra_alone = (hplan_link){alpha, beta};
+    }
   }
 
   /* BSP per environment: world, nodes, rows and columns of the most square grid */

@@ -14,7 +14,9 @@
  * together and are as long; it is not a simulation of the network.
  * The same counts serve a non-blocking network (a full-bisection fat tree) given by its nodes'
  * ports (hp_torus.ports): a message leaves by its node's port and enters by its target's, so the
- * ranks of a node share their port as they share a torus node's links. */
+ * ranks of a node share their port as they share a torus node's links. A node's memory is counted
+ * as one more such resource: every message within the node, into it and out of it goes through
+ * it (a copy), which 64 ranks of a node receiving a panel each at once can fill. */
 #include <math.h>
 #include "dist/plan/plan_impl.h"
 
@@ -106,16 +108,31 @@ static int msg_next(msg_iter *it, int *ns, int *nd) {
   return 0;
 }
 
+size_t hp_torus_work(const hp_torus *t) {
+  return (size_t)t->nodes * (2 * (size_t)t->nd + 1);
+}
+
+/* The message ns -> nd through the nodes' memories (after the links in work): a message within a
+ * node crosses its memory once, one between nodes the source's and the target's. Returns the
+ * larger load. */
+static double memory(const hp_torus *t, int ns, int nd, double *work, double add) {
+  double *mem = work + (size_t)t->nodes * 2 * (size_t)t->nd;
+  mem[ns] += add;
+  if (nd != ns) mem[nd] += add;
+  return fmax(mem[ns], mem[nd]);
+}
+
 int hp_torus_step(const hp_torus *t, int rpn, hp_env e, int kind, int dist, double *work,
                   hp_tstep *out) {
-  hp_tstep r = {0, 0, 0, 0};
+  hp_tstep r = {0, 0, 0, 0, 0};
   *out = r;
   if (!fits(t, rpn, e)) return HLA_ERR_DIM;
   /* two passes over the messages: loads, then each message's busiest link; a third clears */
   for (int pass = 0; pass < 3; pass++) {
     msg_iter it = msg_start(e, rpn, kind, dist);
     for (int ns, nd; msg_next(&it, &ns, &nd);) {
-      double most;
+      double most, in_mem = memory(t, ns, nd, work, pass == 0 ? 1 : pass == 1 ? 0 : -1);
+      if (pass == 0 && in_mem > r.mem) r.mem = (int)in_mem;
       if (ns == nd) {
         if (pass == 0) r.intra++;
         continue;
@@ -133,8 +150,8 @@ int hp_torus_step(const hp_torus *t, int rpn, hp_env e, int kind, int dist, doub
 }
 
 int hp_torus_volume(const hp_torus *t, int rpn, const hp_env *envs, const double *bytes, int n,
-                    int kind, double *work, double *most) {
-  *most = 0;
+                    int kind, double *work, double *most, double *mem) {
+  *most = *mem = 0;
   for (int i = 0; i < n; i++)
     if (envs[i].p > 1 && !fits(t, rpn, envs[i])) return HLA_ERR_DIM;
   for (int pass = 0; pass < 2; pass++)
@@ -147,7 +164,8 @@ int hp_torus_volume(const hp_torus *t, int rpn, const hp_env *envs, const double
            dist /= 2) {
         msg_iter it = msg_start(envs[i], rpn, kind, dist);
         for (int ns, nd; msg_next(&it, &ns, &nd);) {
-          double m;
+          double m = memory(t, ns, nd, work, pass == 0 ? bytes[i] : -bytes[i]);
+          if (pass == 0 && m > *mem) *mem = m;
           if (ns == nd) continue;
           route(t, ns, nd, work, pass == 0 ? bytes[i] : -bytes[i], &m);
           if (pass == 0 && m > *most) *most = m;
