@@ -517,11 +517,18 @@ static double tstep_t(const hp_ctx *x, const hp_tstep *s, double m) {
   return t;
 }
 
+/* A chain's step of X segments over p ranks: of its p - 1 hops at most X carry a segment at once,
+ * so a node's memory has that share of its hops busy (the links, one hop each, are busy or not). */
+static void chain_busy(hp_tstep *s, double X, int p) {
+  if (X < p - 1) s->mem = (int)fmax(1.0, ceil(s->mem * X / (p - 1)));
+}
+
 /* The segmented chain of X = ceil(m / seg) segments on the torus: the slowest link paces it. */
 static int torus_chain(const hp_ctx *x, hp_env e, double m, double seg, double *work, double *t) {
   hp_tstep s;
   int rc = hp_torus_step(&x->net, x->rpn, e, HP_STEP_CHAIN, 0, work, &s);
   double X = fmax(1.0, ceil(m / seg)), fam = (double)e.n1 * e.n2;
+  chain_busy(&s, X, e.p);
   hp_tstep in = s, out = s;
   in.inter = 0, out.intra = 0;
   double si = s.intra ? tstep_t(x, &in, m / X) : 0, so = s.inter ? tstep_t(x, &out, m / X) : 0;
@@ -691,6 +698,7 @@ double hp_bcast_busy(const hp_ctx *x, hp_env e, int alg, double bytes) {
     hp_tstep s;
     int rc = work ? hp_torus_step(&x->net, x->rpn, e, HP_STEP_CHAIN, 0, work, &s) : HLA_ERR_NOMEM;
     free(work);
+    chain_busy(&s, X, e.p);
     if (rc == HLA_OK) return X * tstep_t(x, &s, m);
   }
   const hplan_link lk = e.spans > 1 ? x->inter : x->intra;
