@@ -197,6 +197,11 @@ static void test_node_memory(void) {
    * (6.6 ms), its port the 48 (2 ms) */
   CU_ASSERT_DOUBLE_EQUAL(hp_bcast_seg(&x, hp_env_of(&x, 0, 1, 64), HP_FLAT_ALL, B, 65536),
                          63 * B / 1e10, 1e-12);
+  /* the world's chain in 16 segments of 64 KiB: a node's 15 hops inside, one in and one out, of
+   * which 16 / 63 carry a segment at once (5 of 17); every step paced by the memory, 78 of them
+   * (15 to fill the chain, its 60 hops inside and 3 across nodes) */
+  CU_ASSERT_DOUBLE_EQUAL(hp_torus_bcast(&x, hp_env_of(&x, 0, 1, 64), HBSP_PIPELINE, B, 65536),
+                         78 * 5 * 65536 / 1e10, 1e-12);
   /* streaming: the bytes of the busiest link and of the busiest node's memory */
   double work[4 * (2 + 1)] = {0}, most, mem;
   const hp_env both[2] = {rows, hp_env_family(hp_env_of(&x, 0, 16, 4), 1, 16, 0, 1)};
