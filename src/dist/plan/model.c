@@ -698,8 +698,10 @@ double hp_bcast_busy(const hp_ctx *x, hp_env e, int alg, double bytes) {
     hp_tstep s;
     int rc = work ? hp_torus_step(&x->net, x->rpn, e, HP_STEP_CHAIN, 0, work, &s) : HLA_ERR_NOMEM;
     free(work);
-    chain_busy(&s, X, e.p);
-    if (rc == HLA_OK) return X * tstep_t(x, &s, m);
+    if (rc == HLA_OK) {
+      chain_busy(&s, X, e.p);
+      return X * tstep_t(x, &s, m);
+    }
   }
   const hplan_link lk = e.spans > 1 ? x->inter : x->intra;
   return x->kappa[alg] * X * (lk.alpha + m * lk.beta);
