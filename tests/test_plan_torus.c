@@ -650,9 +650,77 @@ static void test_calibration_unrouted(void) {
   CU_ASSERT(x.net.ports == 1 && x.mm_cal == 1.0 && x.lu_cal == 1.0);
 }
 
+/* The planner's memo (plan_impl.h: hp_memo) answers as routing anew: every configuration below
+ * gives the same seconds to the last bit with one memo shared by all of them, in two orders, as
+ * without (a key that left out the root, the step's distance or the families' translates would
+ * serve one environment's loads for another's). On the torus (LU by block steps, the chain and
+ * the tree, the multiply's streams, 3D's layers) and on the fat tree's ports with the nodes'
+ * memory. */
+static void test_memo(void) {
+  static const struct {
+    const char *file;
+    int P, nodes, rpn, dims[HPLAN_TORUS_DIMS], leaf;
+  } places[] = {{"machine_bgp_P64_tests_torus.json", 256, 64, 4, {4, 4, 4, 0}, 0},
+                {"machine_fattree_mem_P128_ports.json", 1024, 16, 64, {0}, 8}};
+  static const int grids[][2] = {{16, 16}, {8, 32}, {32, 8}, {4, 64}};
+  for (size_t ip = 0; ip < sizeof places / sizeof places[0]; ip++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/bench/results/sim/%s", HLA_SOURCE_DIR, places[ip].file);
+    hplan_machine m;
+    CU_ASSERT_EQUAL_FATAL(hplan_load(&m, path, NULL, 0, 0), HLA_OK);
+    hp_ctx x;
+    hp_ctx_make(&x, &m, places[ip].P, places[ip].nodes, places[ip].rpn, 1);
+    hp_ctx_torus(&x, &m, places[ip].dims, places[ip].leaf);
+    CU_ASSERT_FATAL(x.net.nd > 0);
+    const int P = places[ip].P;
+    enum { NCONF = 4 * 2 * 3 + 4 * 6 };
+    double fresh[NCONF], memo_t[2][NCONF];
+    hp_memo *memo = calloc(1, sizeof *memo);
+    CU_ASSERT_FATAL(memo != NULL);
+    for (int pass = 0; pass < 3; pass++) { /* without; with, forward; with, backward */
+      x.memo = pass ? memo : NULL;
+      for (int j = 0; j < NCONF; j++) {
+        const int i = pass == 2 ? NCONF - 1 - j : j;
+        const int g = i < 24 ? i / 6 : (i - 24) / 6, M = grids[g][0] * P / 256, N = grids[g][1];
+        double t;
+        if (i < 24) { /* LU: flat and by node, three broadcasts */
+          static const int bc[3] = {HBSP_AUTO, HBSP_PIPELINE, HBSP_BINOMIAL};
+          hp_lu l = {.n = 4096, .M = M, .N = N, .nb = 128, .lookahead = 1};
+          l.alg = i % 2 ? HLA_LU_HIER : HLA_LU_FLAT, l.bcast_alg = bc[i % 6 / 2];
+          t = hp_lu_time(&x, &l, NULL, NULL, NULL);
+        } else { /* multiply: SUMMA; HSUMMA with two outer blocks (the same streams), fewer rows
+                  * (the same broadcasts, less in them), other groups; 3D */
+          const int v = (i - 24) % 6;
+          hp_mm c;
+          memset(&c, 0, sizeof c);
+          c.m = v == 3 ? 4096 : 8192, c.n = c.k = 8192, c.M = M, c.N = N;
+          c.mb = c.nb = c.kba = c.kbb = 64, c.b = 256, c.Mo = v == 2 ? 512 : 256;
+          c.a_here = c.b_here = 1, c.bcast_alg = HBSP_AUTO;
+          c.alg = v == 0 ? HLA_MM_SUMMA : v < 5 ? HLA_MM_HSUMMA : HLA_MM_3D;
+          c.gi = v == 4 ? 4 : 2, c.gj = 2;
+          if (v == 5) c.c = 2, c.split_rows = hp_layer_split(2, M, N);
+          t = hp_mm_time(&x, &c, NULL, NULL, NULL);
+        }
+        if (pass == 0)
+          fresh[i] = t;
+        else
+          memo_t[pass - 1][i] = t;
+      }
+    }
+    int used = 0;
+    for (int k = 0; k < HP_STEP_MEMO; k++) used += memo->step[k].used;
+    CU_ASSERT(used > 100 && memo->stream.n > 0); /* the memo was asked */
+    for (int i = 0; i < NCONF; i++) {
+      CU_ASSERT(isfinite(fresh[i]) && fresh[i] > 0);
+      CU_ASSERT(memo_t[0][i] == fresh[i] && memo_t[1][i] == fresh[i]);
+    }
+    free(memo);
+  }
+}
+
 void hla_test_register(void) {
   HT_SUITE("plan_torus", test_torus_steps, test_torus_bcast, test_torus_fields, test_ports,
            test_node_memory, test_mm_node_memory, test_trade, test_leaves, test_layers_share,
            test_pieces_spread, test_stream_depth, test_tie_less_comm, test_lu_fat_tree,
-           test_lu_long_rows, test_lu_tall_torus, test_calibration_unrouted);
+           test_lu_long_rows, test_lu_tall_torus, test_calibration_unrouted, test_memo);
 }

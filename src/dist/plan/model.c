@@ -286,6 +286,7 @@ static void ibcast_fit(hp_ctx *x, const hplan_machine *m) {
   x->ib_alg = 0, x->ib_kappa = 1.0;
   if (m->P < 2) return;
   hp_ctx y = *x; /* the probe's placement */
+  y.memo = NULL; /* another placement: nothing of x's memo holds */
   y.P = m->P, y.nodes = m->nodes > 0 ? m->nodes : 1;
   y.rpn = (y.P + y.nodes - 1) / y.nodes;
   y.net = torus_of(m, y.nodes);
@@ -441,6 +442,7 @@ void hp_ctx_make(hp_ctx *x, const hplan_machine *m, int P, int nodes, int rpn, i
   x->native_alg = 0;
   if (m->P > 1) {
     hp_ctx y = *x; /* the probe's placement */
+    y.memo = NULL; /* another placement: nothing of x's memo holds */
     y.P = m->P, y.nodes = m->nodes > 0 ? m->nodes : 1;
     y.rpn = (y.P + y.nodes - 1) / y.nodes;
     y.net = torus_of(m, y.nodes);
@@ -517,6 +519,28 @@ static double tstep_t(const hp_ctx *x, const hp_tstep *s, double m) {
   return t;
 }
 
+/* hp_torus_step through the planner's memo (x->memo) where there is one. *work: the routing's
+ * work space, allocated at the first step routed (the caller frees it). */
+static int tstep(const hp_ctx *x, hp_env e, int kind, int dist, double **work, hp_tstep *out) {
+  hp_step_memo *k = NULL;
+  if (x->memo) {
+    const int key[] = {e.p,  e.spans, e.per_node, e.start, e.stride, e.f1,
+                       e.n1, e.f2,    e.n2,       e.root,  kind,     dist};
+    unsigned h = 2166136261u; /* FNV-1a over the key's ints */
+    for (size_t i = 0; i < sizeof key / sizeof *key; i++) h = (h ^ (unsigned)key[i]) * 16777619u;
+    k = &x->memo->step[h % HP_STEP_MEMO];
+    if (k->used && k->kind == kind && k->dist == dist && !memcmp(&k->e, &e, sizeof e)) {
+      *out = k->s;
+      return k->rc;
+    }
+  }
+  if (*work == NULL && (*work = calloc(hp_torus_work(&x->net), sizeof **work)) == NULL)
+    return HLA_ERR_NOMEM;
+  int rc = hp_torus_step(&x->net, x->rpn, e, kind, dist, *work, out);
+  if (k) k->e = e, k->kind = kind, k->dist = dist, k->used = 1, k->rc = rc, k->s = *out;
+  return rc;
+}
+
 /* A chain's step of X segments over p ranks: of its p - 1 hops at most X carry a segment at once,
  * so a node's memory has that share of its hops busy (the links, one hop each, are busy or not). */
 static void chain_busy(hp_tstep *s, double X, int p) {
@@ -524,9 +548,9 @@ static void chain_busy(hp_tstep *s, double X, int p) {
 }
 
 /* The segmented chain of X = ceil(m / seg) segments on the torus: the slowest link paces it. */
-static int torus_chain(const hp_ctx *x, hp_env e, double m, double seg, double *work, double *t) {
+static int torus_chain(const hp_ctx *x, hp_env e, double m, double seg, double **work, double *t) {
   hp_tstep s;
-  int rc = hp_torus_step(&x->net, x->rpn, e, HP_STEP_CHAIN, 0, work, &s);
+  int rc = tstep(x, e, HP_STEP_CHAIN, 0, work, &s);
   double X = fmax(1.0, ceil(m / seg)), fam = (double)e.n1 * e.n2;
   chain_busy(&s, X, e.p);
   hp_tstep in = s, out = s;
@@ -546,30 +570,28 @@ double hp_torus_bcast(const hp_ctx *x, hp_env e, int alg, double m, double seg) 
            v = hp_torus_bcast(x, e, HBSP_PIPELINE, m, 131072.0);
     return t < 0 || u < 0 || v < 0 ? -1.0 : fmin(t, fmin(u, v));
   }
-  const hp_torus *net = &x->net;
-  double *work = calloc(hp_torus_work(net), sizeof *work);
-  if (work == NULL) return -1.0;
+  double *work = NULL;
   int p = e.p, top = 1, rc = HLA_OK;
   while (top < p) top <<= 1;
   double t = 0;
   hp_tstep s;
   if (alg == HBSP_FLAT) { /* one message after the other */
     for (int d = 1; d < p && rc == HLA_OK; d++) {
-      rc = hp_torus_step(net, x->rpn, e, HP_STEP_FLAT_ONE, d, work, &s);
+      rc = tstep(x, e, HP_STEP_FLAT_ONE, d, &work, &s);
       t += tstep_t(x, &s, m);
     }
   } else if (alg == HP_FLAT_ALL) {
-    rc = hp_torus_step(net, x->rpn, e, HP_STEP_FLAT_ALL, 0, work, &s);
+    rc = tstep(x, e, HP_STEP_FLAT_ALL, 0, &work, &s);
     t = tstep_t(x, &s, m);
   } else if (alg == HBSP_PIPELINE) {
-    rc = torus_chain(x, e, m, seg, work, &t);
+    rc = torus_chain(x, e, m, seg, &work, &t);
   } else { /* the tree; the scatter's messages hold d of the p blocks */
     for (int d = top / 2; d > 0 && rc == HLA_OK; d /= 2) {
-      rc = hp_torus_step(net, x->rpn, e, HP_STEP_TREE, d, work, &s);
+      rc = tstep(x, e, HP_STEP_TREE, d, &work, &s);
       t += tstep_t(x, &s, alg == HBSP_BINOMIAL ? m : m * d / p);
     }
     if (alg == HBSP_SCATTER_ALLGATHER && rc == HLA_OK) {
-      rc = hp_torus_step(net, x->rpn, e, HP_STEP_RING, 0, work, &s);
+      rc = tstep(x, e, HP_STEP_RING, 0, &work, &s);
       t += (p - 1) * tstep_t(x, &s, m / p);
     }
   }
@@ -587,14 +609,13 @@ double hp_torus_bcast(const hp_ctx *x, hp_env e, int alg, double m, double seg) 
  * cannot tell. */
 double hp_torus_exchange(const hp_ctx *x, hp_env e, double m) {
   if (x->net.nd == 0 || e.n1 <= 0 || e.spans <= 1) return -1.0;
-  double *work = calloc(hp_torus_work(&x->net), sizeof *work);
-  if (work == NULL) return -1.0;
+  double *work = NULL;
   int top = 1, rc = HLA_OK;
   while (2 * top <= e.p) top <<= 1;
   double t = 0;
   hp_tstep s;
   for (int d = top < e.p ? 0 : 1; d < top && rc == HLA_OK; d = d ? 2 * d : 1) {
-    rc = hp_torus_step(&x->net, x->rpn, e, HP_STEP_EXCHANGE, d ? d : 1, work, &s);
+    rc = tstep(x, e, HP_STEP_EXCHANGE, d ? d : 1, &work, &s);
     const double a = x->net.alpha + (x->net.ports ? (s.hops - 1) * x->net.hop : 0.0);
     double step = s.inter ? a + m * x->net.beta * s.load : x->intra.alpha + m * x->intra.beta;
     if (x->mem_bw > 0) step = fmax(step, m * s.mem / x->mem_bw);
@@ -613,10 +634,9 @@ double hp_torus_exchange(const hp_ctx *x, hp_env e, double m) {
  * latency of one message, as tstep_t's; -1 where the network cannot tell. */
 double hp_torus_trade(const hp_ctx *x, hp_env e, double m) {
   if (x->net.nd == 0 || e.n1 <= 0 || e.spans <= 1) return -1.0;
-  double *work = calloc(hp_torus_work(&x->net), sizeof *work);
-  if (work == NULL) return -1.0;
+  double *work = NULL;
   hp_tstep s;
-  int rc = hp_torus_step(&x->net, x->rpn, e, HP_STEP_FLAT_ALL, 0, work, &s);
+  int rc = tstep(x, e, HP_STEP_FLAT_ALL, 0, &work, &s);
   free(work);
   return rc == HLA_OK ? tstep_t(x, &s, m) : -1.0;
 }
@@ -694,9 +714,9 @@ double hp_bcast_busy(const hp_ctx *x, hp_env e, int alg, double bytes) {
   if (alg != HBSP_PIPELINE || e.p <= 2 || bytes <= 0) return 0.0;
   const double X = fmax(1.0, ceil(bytes / 65536.0)), m = bytes / X;
   if (x->net.nd > 0 && e.n1 > 0 && e.spans > 1) {
-    double *work = calloc(hp_torus_work(&x->net), sizeof *work);
+    double *work = NULL;
     hp_tstep s;
-    int rc = work ? hp_torus_step(&x->net, x->rpn, e, HP_STEP_CHAIN, 0, work, &s) : HLA_ERR_NOMEM;
+    int rc = tstep(x, e, HP_STEP_CHAIN, 0, &work, &s);
     free(work);
     if (rc == HLA_OK) {
       chain_busy(&s, X, e.p);

@@ -63,6 +63,7 @@ typedef struct {
   double gw_node;        /* g per 8-byte word of the probe's environments inside one node */
   double ar0, ar1;       /* small allreduce on p ranks of one node: ar0 + ar1 ceil(log2 p) */
   hp_torus net;          /* the torus this placement's nodes lie on (net.nd = 0: none) */
+  struct hp_memo *memo;  /* the caller's, for this placement and network only; NULL: none */
 } hp_ctx;
 
 /* An environment of the grid as the model sees it: p ranks spanning `spans` nodes, at most
@@ -109,6 +110,29 @@ typedef struct {
   int load;         /* most messages of the step on one link of the slowest message's route */
   int mem;          /* most messages through one node's memory: within it, into it, out of it */
 } hp_tstep;
+
+/* What the model routed before, kept by the planner while it ranks the candidates of one
+ * placement (its network and ranks per node fixed): the LU's block steps ask for the same steps
+ * of the same environments again and again, and the multiply's candidates that differ only in
+ * HSUMMA's outer block stream the same panels one after the other. Routing is most of the model's
+ * time on a network: without the memo the planner took 11 minutes for a multiply at 16,384 ranks
+ * of a torus. */
+enum { HP_STREAM_MAX = 192, HP_STEP_MEMO = 4096 };
+typedef struct { /* the last streaming volume (model_mm.c); n = 0: none */
+  int n, kind, rc;
+  hp_env e[HP_STREAM_MAX];
+  double bytes[HP_STREAM_MAX];
+  double most, mem;
+} hp_stream_memo;
+typedef struct { /* an answer of hp_torus_step; used = 0: empty */
+  hp_env e;
+  int kind, dist, used, rc;
+  hp_tstep s;
+} hp_step_memo;
+typedef struct hp_memo {
+  hp_stream_memo stream;
+  hp_step_memo step[HP_STEP_MEMO]; /* direct-mapped by (e, kind, dist) */
+} hp_memo;
 /* Doubles of the work space of hp_torus_step and hp_torus_volume on t: a load per link and
  * direction, and one per node's memory. */
 size_t hp_torus_work(const hp_torus *t);

@@ -17,7 +17,7 @@
  * ranks of a node share their port as they share a torus node's links. A node's memory is counted
  * as one more such resource: every message within the node, into it and out of it goes through
  * it (a copy), which 64 ranks of a node receiving a panel each at once can fill. */
-#include <math.h>
+#include <string.h>
 #include "dist/plan/plan_impl.h"
 
 /* The message `i` of the step between relative ranks *s -> *d; 0 when there is none. */
@@ -49,27 +49,38 @@ static int step_msg(int kind, int dist, int p, int i, int *s, int *d) {
  * and direction: work[(node nd + d) 2 + dir], dir 0 upward from node, 1 downward into node. */
 static int route(const hp_torus *t, int a, int b, double *work, double add, double *most) {
   int hops = 0, cur = a, prod = 1;
-  *most = 0;
+  double top = 0;
   if (t->ports) { /* a's port out, b's port in; through a spine switch between leaves */
-    work[2 * a] += add, work[2 * b + 1] += add;
-    *most = fmax(work[2 * a], work[2 * b + 1]);
+    double *out = work + 2 * a, *in = work + 2 * b + 1;
+    *out += add, *in += add;
+    *most = *out > *in ? *out : *in;
     return t->leaf > 0 && a / t->leaf != b / t->leaf ? 2 : 1;
   }
   for (int d = 0; d < t->nd; d++) {
-    int n = t->dim[d], my = a / prod % n, to = b / prod % n;
+    const int n = t->dim[d], my = a / prod % n, to = b / prod % n;
     /* SimGrid's rule, from the source's coordinate: upward when the target is at most half way
      * round upward without wrapping, or with wrapping from the upper half */
-    int up = (to > my && to <= my + n / 2) || (my > n / 2 && (my + n / 2) % n >= to);
-    for (int c = my; c != to; hops++) {
-      int next_c = up ? (c + 1) % n : (c + n - 1) % n;
-      int next = cur + (next_c - c) * prod;
-      int id = up ? (cur * t->nd + d) * 2 : (next * t->nd + d) * 2 + 1;
-      work[id] += add;
-      if (work[id] > *most) *most = work[id];
-      cur = next, c = next_c;
+    const int up = (to > my && to <= my + n / 2) || (my > n / 2 && (my + n / 2) % n >= to);
+    const int steps = up ? (to - my + n) % n : (my - to + n) % n;
+    /* a hop upward leaves cur by its channel 0; one downward enters next by its channel 1 */
+    for (int s = 0, c = my; s < steps; s++) {
+      int next;
+      double *l;
+      if (up) {
+        next = c + 1 == n ? cur - c * prod : cur + prod, c = c + 1 == n ? 0 : c + 1;
+        l = work + ((size_t)cur * t->nd + d) * 2;
+      } else {
+        next = c == 0 ? cur + (n - 1) * prod : cur - prod, c = c == 0 ? n - 1 : c - 1;
+        l = work + ((size_t)next * t->nd + d) * 2 + 1;
+      }
+      *l += add;
+      if (*l > top) top = *l;
+      cur = next;
     }
+    hops += steps;
     prod *= n;
   }
+  *most = top;
   return hops;
 }
 
@@ -119,7 +130,7 @@ static double memory(const hp_torus *t, int ns, int nd, double *work, double add
   double *mem = work + (size_t)t->nodes * 2 * (size_t)t->nd;
   mem[ns] += add;
   if (nd != ns) mem[nd] += add;
-  return fmax(mem[ns], mem[nd]);
+  return mem[ns] > mem[nd] ? mem[ns] : mem[nd];
 }
 
 int hp_torus_step(const hp_torus *t, int rpn, hp_env e, int kind, int dist, double *work,
@@ -154,24 +165,26 @@ int hp_torus_volume(const hp_torus *t, int rpn, const hp_env *envs, const double
   *most = *mem = 0;
   for (int i = 0; i < n; i++)
     if (envs[i].p > 1 && !fits(t, rpn, envs[i])) return HLA_ERR_DIM;
-  for (int pass = 0; pass < 2; pass++)
-    for (int i = 0; i < n; i++) {
-      if (envs[i].p <= 1 || !(bytes[i] > 0)) continue;
-      int top = 1;
-      while (top < envs[i].p) top <<= 1;
-      /* the tree's steps, or the one step of the others */
-      for (int dist = kind == HP_STEP_TREE ? top / 2 : 0; dist > 0 || kind != HP_STEP_TREE;
-           dist /= 2) {
-        msg_iter it = msg_start(envs[i], rpn, kind, dist);
-        for (int ns, nd; msg_next(&it, &ns, &nd);) {
-          double m = memory(t, ns, nd, work, pass == 0 ? bytes[i] : -bytes[i]);
-          if (pass == 0 && m > *mem) *mem = m;
-          if (ns == nd) continue;
-          route(t, ns, nd, work, pass == 0 ? bytes[i] : -bytes[i], &m);
-          if (pass == 0 && m > *most) *most = m;
-        }
-        if (kind != HP_STEP_TREE) break;
+  /* the loads only grow, so the largest seen on the way is the largest at the end */
+  for (int i = 0; i < n; i++) {
+    if (envs[i].p <= 1 || !(bytes[i] > 0)) continue;
+    int top = 1;
+    while (top < envs[i].p) top <<= 1;
+    /* the tree's steps, or the one step of the others */
+    for (int dist = kind == HP_STEP_TREE ? top / 2 : 0; dist > 0 || kind != HP_STEP_TREE;
+         dist /= 2) {
+      msg_iter it = msg_start(envs[i], rpn, kind, dist);
+      for (int ns, nd; msg_next(&it, &ns, &nd);) {
+        double m = memory(t, ns, nd, work, bytes[i]);
+        if (m > *mem) *mem = m;
+        if (ns == nd) continue;
+        route(t, ns, nd, work, bytes[i], &m);
+        if (m > *most) *most = m;
       }
+      if (kind != HP_STEP_TREE) break;
     }
+  }
+  /* whole families load most links: clearing them all is cheaper than routing again */
+  memset(work, 0, hp_torus_work(t) * sizeof *work);
   return HLA_OK;
 }
