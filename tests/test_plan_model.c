@@ -920,13 +920,32 @@ static void test_fuzz_corpus(void) {
   if (dir_[0]) rmdir(dir_); /* the last test: the others' files are gone */
 }
 
+/* hp_local_from's few processes against every process: the most local indices >= j. */
+static void test_local_from(void) {
+  int bad = 0;
+  for (int np = 1; np <= 9; np++)
+    for (int nb = 1; nb <= 5; nb++)
+      for (int64_t n = 0; n <= 60; n++)
+        for (int64_t j = -1; j <= n + 2; j++) {
+          int64_t best = 0;
+          for (int p = 0; p < np; p++) {
+            int64_t v = hcyc_numroc(n, nb, p, np) - hcyc_numroc(j, nb, p, np);
+            if (v > best) best = v;
+          }
+          if (hp_local_from(n, j, nb, np) != (double)best) bad++;
+        }
+  CU_ASSERT_EQUAL(bad, 0);
+  CU_ASSERT_EQUAL(hp_local_from(65536, 128 * 37, 128, 4096), 128.0);
+  CU_ASSERT_EQUAL(hp_local_from(8192, 0, 32, 2048), 32.0);
+}
+
 void hla_test_register(void) {
   HT_SUITE("plan_model", test_sync_node_g, test_two_level_ends_are_base, test_optimum_sqrt_p,
            test_crossovers, test_pipeline_segment, test_hsumma_ends_are_summa,
            test_hsumma_crossover, test_exascale_table, test_partners, test_relabel_kl,
            test_relabel_climb, test_planner_hsumma_vs_summa, test_bcast_calibration_back_to_back,
            test_native_bcast_shape, test_ibcast_shape, test_planner_3d_memory, test_planner_lu,
-           test_planner_placements);
+           test_planner_placements, test_local_from);
   HT_SUITE("machine_file", test_check_fields, test_check_before_ranking, test_save_load,
            test_file_values_rejected, test_foreign_file_kept, test_old_file_and_other_entries,
            test_fuzz_corpus);

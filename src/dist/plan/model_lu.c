@@ -85,10 +85,18 @@ static int64_t ring_overlap(int64_t k, double t, ring_hops h) {
   return q < (double)k ? (int64_t)q : k;
 }
 
-/* Largest number of local indices >= j over the np processes (blocks of nb). */
-static double local_from(int64_t n, int64_t j, int nb, int np) {
+double hp_local_from(int64_t n, int64_t j, int nb, int np) {
+  /* numroc(n) is constant in p before the owner of n's partial block, at it, and after it; so is
+   * the difference between the owners of n's and of j's, and the largest value is at the first
+   * process of one of those runs (a loop over all of them was most of the planner's time at 4,096
+   * process columns) */
+  if (nb <= 0 || np <= 0) return 0.0;
+  const int64_t rn = n > 0 ? (n / nb) % np : 0, rj = j > 0 ? (j / nb) % np : 0;
+  const int64_t first[] = {0, rn, rn + 1, rj, rj + 1};
   int64_t best = 0;
-  for (int p = 0; p < np; p++) {
+  for (int i = 0; i < 5; i++) {
+    if (first[i] >= np) continue;
+    const int p = (int)first[i];
     int64_t v = hcyc_numroc(n, nb, p, np) - hcyc_numroc(j, nb, p, np);
     if (v > best) best = v;
   }
@@ -219,8 +227,8 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
   for (int64_t k = 0; k < steps; k++) {
     int64_t j0 = k * nb, j1 = j0 + nb < n ? j0 + nb : n;
     double jb = (double)(j1 - j0);
-    double R0 = local_from(n, j0, nb, M), R1 = local_from(n, j1, nb, M);
-    double Cn = local_from(n, j1, nb, N);
+    double R0 = hp_local_from(n, j0, nb, M), R1 = hp_local_from(n, j1, nb, M);
+    double Cn = hp_local_from(n, j1, nb, N);
     /* the process columns that hold blocks right of the panel: they alone swap rows and take U */
     int64_t cols = (n - j1 + nb - 1) / nb;
     if (cols > N) cols = N;
@@ -400,7 +408,7 @@ double hp_solve_time(const hp_ctx *x, int64_t n, int M, int N, int nb, int nrhs)
   int holders = (int)((nrhs + nb - 1) / nb);
   if (holders > N) holders = N;
   hp_env row = hp_env_of(x, 0, 1, holders > 1 ? holders : (N > 1 ? 2 : 1));
-  double Cb = local_from(nrhs, 0, nb, N), t = 0;
+  double Cb = hp_local_from(nrhs, 0, nb, N), t = 0;
   /* the permutation: every moved row once, one superstep of the column */
   double h = (double)n / M * Cb;
   t += hp_pack_t(x, 16.0 * h) + hp_sync(x, col, M > 1 ? h : 0);
@@ -416,7 +424,7 @@ double hp_solve_time(const hp_ctx *x, int64_t n, int M, int N, int nb, int nrhs)
       int64_t j0 = k * nb, j1 = j0 + nb < n ? j0 + nb : n;
       double jb = (double)(j1 - j0), m = 8.0 * jb * nrhs;
       /* the forward and backward solves see R rows below and C columns solved: the mean of both */
-      double R = N > M ? 0.5 * (double)n / N : local_from(n, j1, nb, M);
+      double R = N > M ? 0.5 * (double)n / N : hp_local_from(n, j1, nb, M);
       double one = hp_bcast(x, rowall, HBSP_NATIVE, m) + hp_bcast(x, col, HBSP_NATIVE, m) +
                    0.6 * hp_gemm(x, jb, nrhs, jb) + hp_gemm(x, R, nrhs, jb) +
                    hp_pack_t(x, 8.0 * R * jb);
@@ -426,7 +434,7 @@ double hp_solve_time(const hp_ctx *x, int64_t n, int M, int N, int nb, int nrhs)
   }
   for (int64_t k = 0; k < steps; k++) {
     int64_t j0 = k * nb, j1 = j0 + nb < n ? j0 + nb : n;
-    double jb = (double)(j1 - j0), R = local_from(n, j1, nb, M);
+    double jb = (double)(j1 - j0), R = hp_local_from(n, j1, nb, M);
     double one = hp_bcast(x, row, HBSP_NATIVE, 8.0 * R * jb) +
                  hp_bcast(x, col, HBSP_NATIVE, 8.0 * jb * Cb) + 0.6 * hp_gemm(x, jb, Cb, jb) +
                  hp_gemm(x, R, Cb, jb);

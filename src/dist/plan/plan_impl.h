@@ -117,7 +117,7 @@ typedef struct {
  * HSUMMA's outer block stream the same panels one after the other. Routing is most of the model's
  * time on a network: without the memo the planner took 11 minutes for a multiply at 16,384 ranks
  * of a torus. */
-enum { HP_STREAM_MAX = 192, HP_STEP_MEMO = 4096 };
+enum { HP_STREAM_MAX = 192, HP_STEP_MEMO = 65536 };
 typedef struct { /* the last streaming volume (model_mm.c); n = 0: none */
   int n, kind, rc;
   hp_env e[HP_STREAM_MAX];
@@ -233,6 +233,10 @@ typedef struct {
   int bcast_alg; /* hbsp_alg (HBSP_AUTO: MPI's) */
   int nrhs;      /* right-hand sides solved after (0: none) */
 } hp_lu;
+
+/* The most local indices >= j that one of np processes holds of n in blocks of nb (the LU's
+ * active rows or columns after block step j). Local, pure. */
+double hp_local_from(int64_t n, int64_t j, int nb, int np);
 
 /* Predicted seconds (and the parts: compute, comm, exposed) of a multiply / an LU. Local, pure. */
 double hp_mm_time(const hp_ctx *ctx, const hp_mm *c, double *compute, double *comm,

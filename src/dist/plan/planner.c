@@ -50,10 +50,10 @@ static void keep(hplan_ranking *r, const hplan_cand *c) {
   r->ncand = n + 1;
 }
 
-/* memo emptied for the next placement (NULL stays NULL). */
-static hp_memo *memo_for(hp_memo *memo) {
-  if (memo) memset(memo, 0, sizeof *memo);
-  return memo;
+/* A memo for x's placement where its model routes (a network known); NULL elsewhere, or without
+ * the memory for it (the model then routes every step anew). The caller frees it. */
+static hp_memo *memo_new(const hp_ctx *x) {
+  return x->net.nd > 0 ? calloc(1, sizeof(hp_memo)) : NULL;
 }
 
 static int alg_ok(const hplan_target *t, int alg) {
@@ -197,12 +197,11 @@ int hplan_matmul_rank(const hplan_machine *mach, int64_t m, int64_t n, int64_t k
     return HLA_ERR_ARG;
   memset(r, 0, sizeof *r);
   int pl[16][4], npl = placements(mach, t, pl);
-  hp_memo *memo = malloc(sizeof *memo); /* NULL: the model routes every step anew */
   for (int ip = 0; ip < npl; ip++) {
     hp_ctx x;
     hp_ctx_make(&x, mach, pl[ip][0], pl[ip][1], pl[ip][2], pl[ip][3]);
     hp_ctx_torus(&x, mach, t->torus, t->leaf_nodes);
-    x.memo = memo_for(memo);
+    x.memo = memo_new(&x);
     int P = x.P;
     double bound = mem_bound_of(&x, t->mem_bound);
     for (int M = 1; M <= P; M++) {
@@ -232,8 +231,8 @@ int hplan_matmul_rank(const hplan_machine *mach, int64_t m, int64_t n, int64_t k
         mm_grid(&x, t, c, bound, r);
       }
     }
+    free(x.memo);
   }
-  free(memo);
   return r->ncand > 0 ? HLA_OK : HLA_ERR_DIM;
 }
 
@@ -269,12 +268,11 @@ int hplan_lu_rank(const hplan_machine *mach, int64_t n, const hplan_target *tin,
   memset(r, 0, sizeof *r);
   int pl[16][4], npl = placements(mach, t, pl);
   static const int nbs[] = {32, 48, 64, 96, 128, 160, 192, 256, 320, 384};
-  hp_memo *memo = malloc(sizeof *memo);
   for (int ip = 0; ip < npl; ip++) {
     hp_ctx x;
     hp_ctx_make(&x, mach, pl[ip][0], pl[ip][1], pl[ip][2], pl[ip][3]);
     hp_ctx_torus(&x, mach, t->torus, t->leaf_nodes);
-    x.memo = memo_for(memo);
+    x.memo = memo_new(&x);
     int P = x.P;
     for (int M = 1; M <= P; M++) {
       if (P % M) continue;
@@ -298,8 +296,8 @@ int hplan_lu_rank(const hplan_machine *mach, int64_t n, const hplan_target *tin,
         }
       }
     }
+    free(x.memo);
   }
-  free(memo);
   return r->ncand > 0 ? HLA_OK : HLA_ERR_DIM;
 }
 
@@ -419,10 +417,9 @@ int hplan_mm_fixed(const hplan_machine *m, int nodes, const hp_mm *c, double mem
   memset(&t, 0, sizeof t);
   hplan_ranking *r = calloc(1, sizeof *r);
   if (r == NULL) return HLA_ERR_NOMEM;
-  hp_memo *memo = malloc(sizeof *memo);
-  x.memo = memo_for(memo);
+  x.memo = memo_new(&x);
   mm_grid(&x, &t, *c, mem_bound_of(&x, mem_bound), r);
-  free(memo);
+  free(x.memo);
   int code = r->ncand > 0 ? HLA_OK : HLA_ERR_DIM;
   if (code == HLA_OK) {
     const hplan_cand *b = &r->cand[0];
@@ -453,8 +450,7 @@ int hplan_lu_fixed(const hplan_machine *m, int nodes, int64_t n, int M, int N, i
   double best = HUGE_VAL, second = HUGE_VAL;
   int considered = 0;
   memset(out, 0, sizeof *out);
-  hp_memo *memo = malloc(sizeof *memo);
-  x.memo = memo_for(memo);
+  x.memo = memo_new(&x);
   for (int a = HLA_LU_FLAT; a <= HLA_LU_HIER; a++) {
     if (a == HLA_LU_HIER && !hier_differs(&x, M, N)) continue;
     for (int la = 1; la >= 0; la--) {
@@ -469,7 +465,7 @@ int hplan_lu_fixed(const hplan_machine *m, int nodes, int64_t n, int M, int N, i
       }
     }
   }
-  free(memo);
+  free(x.memo);
   out->seconds = best;
   snprintf(out->why, sizeof out->why,
            "planner: %s, look-ahead %s, predicted %.3g s (next best %.3g s of %d)",
@@ -481,10 +477,9 @@ int hplan_lu_fixed(const hplan_machine *m, int nodes, int64_t n, int M, int N, i
 double hplan_lu_predict(const hplan_machine *m, int nodes, const hp_lu *c) {
   hp_ctx x;
   grid_ctx(&x, m, c->M, c->N, nodes);
-  hp_memo *memo = malloc(sizeof *memo); /* the block steps route the same steps again */
-  x.memo = memo_for(memo);
+  x.memo = memo_new(&x); /* the block steps route the same steps again */
   double t = hp_lu_time(&x, c, NULL, NULL, NULL);
-  free(memo);
+  free(x.memo);
   return t;
 }
 
