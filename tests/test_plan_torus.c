@@ -28,6 +28,17 @@ static int zeros(const double *w, int n) {
   return 1;
 }
 
+/* *x: P ranks on `nodes` nodes (rpn a node, one thread) of the machine file
+ * bench/results/sim/<file> (*m), on the torus dims or in leaves of `leaf` nodes. */
+static void sim_ctx(hp_ctx *x, hplan_machine *m, const char *file, int P, int nodes, int rpn,
+                    const int dims[HPLAN_TORUS_DIMS], int leaf) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/bench/results/sim/%s", HLA_SOURCE_DIR, file);
+  CU_ASSERT_EQUAL_FATAL(hplan_load(m, path, NULL, 0, 0), HLA_OK);
+  hp_ctx_make(x, m, P, nodes, rpn, 1);
+  hp_ctx_torus(x, m, dims, leaf);
+}
+
 static void test_torus_steps(void) {
   double work[16 * (2 * 2 + 1)] = {0}; /* hp_torus_work: links, then the nodes' memories */
   hp_tstep s;
@@ -521,13 +532,10 @@ static void test_stream_depth(void) {
               {torus, 1024, 256, 4, 16, 64, {8, 8, 4, 0}, 0, 1, 1, 2, 4.572},
               {torus, 1024, 256, 4, 16, 64, {8, 8, 4, 0}, 0, 1, 1, 4, 4.802}};
   for (size_t i = 0; i < sizeof sims / sizeof sims[0]; i++) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/bench/results/sim/%s", HLA_SOURCE_DIR, sims[i].file);
     hplan_machine m;
-    CU_ASSERT_EQUAL_FATAL(hplan_load(&m, path, NULL, 0, 0), HLA_OK);
     hp_ctx x;
-    hp_ctx_make(&x, &m, sims[i].P, sims[i].nodes, sims[i].rpn, 1);
-    hp_ctx_torus(&x, &m, sims[i].torus, sims[i].leaf);
+    sim_ctx(&x, &m, sims[i].file, sims[i].P, sims[i].nodes, sims[i].rpn, sims[i].torus,
+            sims[i].leaf);
     hp_mm c;
     memset(&c, 0, sizeof c);
     c.m = c.n = c.k = 16384, c.M = sims[i].M, c.N = sims[i].N;
@@ -664,13 +672,10 @@ static void test_memo(void) {
                 {"machine_fattree_mem_P128_ports.json", 1024, 16, 64, {0}, 8}};
   static const int grids[][2] = {{16, 16}, {8, 32}, {32, 8}, {4, 64}};
   for (size_t ip = 0; ip < sizeof places / sizeof places[0]; ip++) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/bench/results/sim/%s", HLA_SOURCE_DIR, places[ip].file);
     hplan_machine m;
-    CU_ASSERT_EQUAL_FATAL(hplan_load(&m, path, NULL, 0, 0), HLA_OK);
     hp_ctx x;
-    hp_ctx_make(&x, &m, places[ip].P, places[ip].nodes, places[ip].rpn, 1);
-    hp_ctx_torus(&x, &m, places[ip].dims, places[ip].leaf);
+    sim_ctx(&x, &m, places[ip].file, places[ip].P, places[ip].nodes, places[ip].rpn,
+            places[ip].dims, places[ip].leaf);
     CU_ASSERT_FATAL(x.net.nd > 0);
     const int P = places[ip].P;
     enum { NCONF = 4 * 2 * 3 + 4 * 6 };
