@@ -25,13 +25,14 @@ int main(int argc, char **argv) {
   int64_t n = 8192;
   int nb = 128, grid[2] = {0, 0};
   double speed = 3.4e9;
-  char cases[256] = "flat,hier", bcast[32] = "auto";
+  char cases[256] = "flat,hier", bcast[32] = "auto", swap[16] = "auto";
   const sim_arg args[] = {{"--n", SIM_I64, &n, 0},
                           {"--nb", SIM_INT, &nb, 0},
                           {"--speed", SIM_DBL, &speed, 0},
                           {"--grid", SIM_GRID, grid, 0},
                           {"--cases", SIM_STR, cases, sizeof cases},
-                          {"--bcast", SIM_STR, bcast, sizeof bcast}};
+                          {"--bcast", SIM_STR, bcast, sizeof bcast},
+                          {"--swap", SIM_STR, swap, sizeof swap}};
   sim_args(argc, argv, args, (int)(sizeof args / sizeof *args));
   int M = grid[0], N = grid[1];
   static const char *const algs[] = {"auto",     "native",   "flat",
@@ -71,6 +72,9 @@ int main(int argc, char **argv) {
     memset(&rep, 0, sizeof rep);
     o.report = &rep;
     o.bcast.alg = (hbsp_alg)(HBSP_AUTO + ibc);
+    o.swap = !strcmp(swap, "spread") ? HLA_SWAP_SPREAD
+             : !strcmp(swap, "rows") ? HLA_SWAP_ROWS
+                                     : HLA_SWAP_AUTO;
     int I = 0, J = 0;
     if (!strcmp(tok, "flat"))
       o.lu_alg = HLA_LU_FLAT;

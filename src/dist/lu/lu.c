@@ -235,7 +235,8 @@ int hlu_setup(hlu_ctx *c, hmat A, const hla_opts *opts) {
   if (opts && opts->swap != HLA_SWAP_AUTO) {
     c->plan.swap = opts->swap;
     sw = c->plan.swap == HLA_SWAP_SPREAD ? "long swap (requested)" : "row swaps (requested)";
-  } else { /* the long swap lost on every grid measured: 2x1, 1x2 (2 cores), 4x4, 2x8, 8x2 (16) */
+  } else { /* the long swap lost on every grid measured: 2x1, 1x2 (2 cores), 4x4, 2x8, 8x2 (16),
+            * and simulated 4x256 and 8x512 in panels of 32 (bench/results/sim/README.md) */
     c->plan.swap = HLA_SWAP_ROWS;
     sw = "row swaps";
   }
