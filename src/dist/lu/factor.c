@@ -265,8 +265,8 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
       }
     } else if (!early) {
       if (me_c == pc) pack_l(c, lb, ipiv, j0, jb, pinfo, il0, jl0);
-      HLA_CALL(
-          hlu_bcast(&c->rowlv, lb, (size_t)lwords * sizeof(hreal), pc, hlu_big_how(c, &c->rowlv)));
+      HLA_CALL(hlu_bcast(&c->rowlv, lb, (size_t)lwords * sizeof(hreal), pc,
+                         hlu_big_how(c, &c->rowlv, (size_t)lwords * sizeof(hreal))));
     } else { /* posted in step k-1 (see e.), except for the first panel */
       if (k == 0) {
         if (me_c == pc) pack_l(c, lb, ipiv, j0, jb, pinfo, il0, jl0);

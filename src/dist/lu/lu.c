@@ -125,6 +125,7 @@ int hlu_setup(hlu_ctx *c, hmat A, const hla_opts *opts) {
   if (opts && (opts->bcast.alg != HBSP_AUTO || opts->bcast.groups || opts->bcast.segment))
     c->how = opts->bcast, c->howp = &c->how;
   c->pipe = (hbsp_coll){.alg = HBSP_PIPELINE};
+  c->tree = (hbsp_coll){.alg = HBSP_BINOMIAL};
   c->plan.groups_row = c->plan.groups_col = 1;
   const char *la = !opts || opts->lookahead == 0 ? "look-ahead 1 (default)"
                    : opts->lookahead < 0         ? "look-ahead off (requested)"

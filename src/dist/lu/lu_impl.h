@@ -83,6 +83,7 @@ typedef struct {
   hbsp_coll how;          /* algorithm of each level's collectives (resolved with the plan) */
   const hbsp_coll *howp;  /* &how, or NULL for the library's choice */
   hbsp_coll pipe;         /* a pipelined broadcast with the default segments (big_how) */
+  hbsp_coll tree;         /* a binomial tree, for big_how's short messages */
   /* workspaces, carved by hlu_workspace from work (the entries) and ctl (control data) */
   hreal *work, *ctl;
   hreal *lbuf;  /* received L (or U) column panel: header + rows x nb */
@@ -124,7 +125,7 @@ typedef struct {
 #define HLU_REC_WORDS(jb) (HLU_REC_HDR + 2 * (int64_t)(jb))
 
 /* Entries of ctx->pbuf for a factorisation with nb x nb blocks (panel.c: the pivot row, a row
- * message with its header word, U12, two pivot records). */
+ * message with its header word, the panel's diagonal rows, two pivot records). */
 #define HLU_PBUF_WORDS(nb)                                                                         \
   (3 * ((int64_t)(nb) + HREAL_WORD) + (int64_t)(nb) * (nb) + 2 * HLU_REC_WORDS(nb))
 
@@ -203,13 +204,15 @@ static inline int64_t hlu_slice_end(const hlu_ctx *c, int64_t rest, int64_t s0) 
 #define HLU_TAG_L (HBSP_TAG_RESERVED + 100)
 #define HLU_TAG_U (HBSP_TAG_RESERVED + 101)
 
-/* How the L panels and U row blocks go along level lv: the user's algorithm, else on more than two
- * ranks a segmented chain, which moves these large messages (up to n/M x nb words) in about one
- * message time where a tree takes log2 P of them. Measured on 16 cores at n = 16384
+/* How the L panels and U row blocks of bytes go along level lv: the user's algorithm, else on more
+ * than two ranks a segmented chain, which moves these large messages (up to n/M x nb words) in
+ * about one message time where a tree takes log2 P of them. Measured on 16 cores at n = 16384
  * (bench/results/history_16core.md, run 10): 1x16 370 -> 432 GF/s, 2x8 396 -> 482 against MPI's
- * broadcast. */
-static inline const hbsp_coll *hlu_big_how(const hlu_ctx *c, const hlu_level *lv) {
-  return c->howp ? c->howp : hbsp_size(lv->env) > 2 ? &c->pipe : NULL;
+ * broadcast. Shorter than HLU_CHAIN_MIN bytes, a binomial tree. */
+static inline const hbsp_coll *hlu_big_how(const hlu_ctx *c, const hlu_level *lv, size_t bytes) {
+  if (c->howp) return c->howp;
+  if (hbsp_size(lv->env) <= 2) return NULL;
+  return bytes >= HLU_CHAIN_MIN ? &c->pipe : &c->tree;
 }
 
 /* Fill opts->report (if any) from ctx; seconds is the wall time of the call. Local. */
@@ -355,9 +358,9 @@ int hlu_swap_left(hlu_ctx *ctx, const int64_t *ipiv);
  * Collective over ctx->collv.env. BSP cost: per column, on a flat column one binary exchange of
  * log2 M steps of 2 jb + 3 words (on ctx->pboard: each rank posts its record and reads the others'
  * in place, no message), on a two-level one hlu_pivot + one superstep exchanging the pivot row
- * (h = M jb);
- * per recursion level a broadcast of the U12 block (<= jb^2/4 words), and
- * about 2 (n - j0) jb^2 / M flops; M = 1: the node-local recursive kernel, no communication. */
+ * (h = M jb); about 2 (n - j0) jb^2 / M flops, and jb^3 / 3 flops on every rank for the U12
+ * blocks of the recursion (each rank solves them from the pivot rows it has; no message);
+ * M = 1: the node-local recursive kernel, no communication. */
 int hlu_panel(hlu_ctx *ctx, int64_t j0, int jb, int64_t *ipiv, int64_t *info);
 
 /* ---- trsolve.c ---- */

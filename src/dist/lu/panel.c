@@ -5,8 +5,14 @@
  *
  * M = 1: the whole panel is local, and the node kernel's recursive LU (BLAS-3, threaded) runs.
  * M > 1: a distributed recursive panel (Toledo / LAPACK dgetrf2, as HPL's recursive RFACT): split
- * the columns in halves; factor the left half; U12 := L11^-1 A12 on pr (trsm), broadcast U12 down
- * the column, A22 -= L21 U12 by dgemm on every rank; factor the right half. Below PANEL_LEAF
+ * the columns in halves; factor the left half; U12 := L11^-1 A12 (trsm) and A22 -= L21 U12 (dgemm)
+ * on every rank; factor the right half. Every rank has L11 and A12: they are pivot rows, and every
+ * rank gets each pivot row whole (panel width) in step 2 below, so it keeps them (as HPL keeps the
+ * panel's top rows on every rank of the column) and solves U12 itself instead of waiting for pr's
+ * broadcast. A step's pivot rows are not written between their exchange and this trsm (the leaf
+ * updates only its own columns, and only rows below the diagonal); pr writes the solved U12 into
+ * its rows. On 8 x 128 of the simulated torus in panels of 32 the broadcasts, 3 a panel, were
+ * about ... of the time (bench/results/sim/README.md). Below PANEL_LEAF
  * columns (or with HLA_PANEL_COLUMNS, for the whole panel) one column at a time:
  *   1. pivot: one max-with-location over the column (hlu_pivot);
  *   2. one superstep of the column: the pivot row's owner sends it (panel width) to every rank,
@@ -46,7 +52,7 @@ typedef struct {
   hreal *p0;       /* local column jl0 (row 0) */
   hreal *prow;     /* pivot row (jb) */
   hreal *msg;      /* a row with a header word: HREAL_WORD + jb */
-  hreal *u12;      /* U12 of a recursion step */
+  hreal *top;      /* the panel's diagonal rows, jb x jb: row cc is column cc's pivot row */
   hreal *rec;      /* flat column: two pivot records (HLU_REC_WORDS), else NULL */
   int64_t *ipiv, *info;
 } panel_t;
@@ -188,6 +194,7 @@ static int leaf(panel_t *p, int64_t c0, int64_t w) {
       p->ipiv[gcol] = piv.index;
       HLA_CALL(exchange(p, gcol, piv.index));
     }
+    for (int64_t j = 0; j < p->jb; j++) p->top[cc + j * p->jb] = p->prow[j];
     int64_t lr = hmat_numroc(gcol + 1, c->nb, c->myrow, c->M); /* my rows below the diagonal */
     int64_t m = c->mloc - lr;
     hreal *colc = p->p0 + cc * lld + lr, v = piv.value;
@@ -209,20 +216,18 @@ static int leaf(panel_t *p, int64_t c0, int64_t w) {
 static int rec(panel_t *p, int64_t c0, int64_t w, int64_t leafw) {
   if (w <= leafw) return leaf(p, c0, w);
   hlu_ctx *c = p->c;
-  int64_t n1 = w / 2, n2 = w - n1, lld = c->lld;
+  int64_t n1 = w / 2, n2 = w - n1, lld = c->lld, jb = p->jb;
   HLA_CALL(rec(p, c0, n1, leafw));
-  /* U12 := L11^-1 A12 on the diagonal process row (its rows j0 + c0 .. are local and consecutive
-   * there), then down the column. */
-  if (c->myrow == p->pr) {
-    int64_t li = hmat_idx_g2l(p->j0 + c0, c->nb, c->M);
-    hreal *L11 = p->p0 + li + c0 * lld, *A12 = L11 + n1 * lld;
-    HLA_CALL(hkern_dtrsm('L', 'L', 'N', 'U', n1, n2, 1.0, L11, lld, A12, lld));
-    hkern_pack(n1, n2, A12, lld, p->u12);
-  }
-  HLA_CALL(hlu_bcast(&c->collv, p->u12, (size_t)(n1 * n2) * sizeof(hreal), p->pr, c->howp));
+  /* U12 := L11^-1 A12 on every rank, from the pivot rows each has (no message): the same call on
+   * the same values everywhere, so every rank has the bits that pr writes into its rows. */
+  hreal *L11 = p->top + c0 + c0 * jb, *U12 = L11 + n1 * jb;
+  HLA_CALL(hkern_dtrsm('L', 'L', 'N', 'U', n1, n2, 1.0, L11, jb, U12, jb));
+  if (c->myrow == p->pr)
+    hkern_dlacpy('A', n1, n2, U12, jb,
+                 p->p0 + hmat_idx_g2l(p->j0 + c0, c->nb, c->M) + (c0 + n1) * lld, lld);
   int64_t lr = hmat_numroc(p->j0 + c0 + n1, c->nb, c->myrow, c->M), m = c->mloc - lr;
   if (m > 0)
-    HLA_CALL(hkern_dgemm('N', 'N', m, n2, n1, -1.0, p->p0 + lr + c0 * lld, lld, p->u12, n1, 1.0,
+    HLA_CALL(hkern_dgemm('N', 'N', m, n2, n1, -1.0, p->p0 + lr + c0 * lld, lld, U12, jb, 1.0,
                          p->p0 + lr + (c0 + n1) * lld, lld));
   return rec(p, c0 + n1, n2, leafw);
 }
@@ -251,7 +256,7 @@ int hlu_panel(hlu_ctx *c, int64_t j0, int jb, int64_t *ipiv, int64_t *info) {
                pb + jb,
                pb + 2 * jb + HREAL_WORD,
                flat ? pb + 3 * ((int64_t)c->nb + HREAL_WORD) + (int64_t)c->nb * c->nb
-                    : NULL, /* after U12 */
+                    : NULL, /* after top */
                ipiv,
                info};
   return rec(&p, 0, jb, c->plan.panel == HLA_PANEL_COLUMNS ? jb : PANEL_LEAF);

@@ -257,8 +257,8 @@ int hlu_u_block(hlu_ctx *c, int64_t j0, int jb, int64_t nxt, int64_t nu, int pr,
     HLA_CALL(u_solve(c, jb, 0, nxt, 1, A12));
     HLA_CALL(u_solve_cols(c, jb, nxt, nu, nxt, nu, 1, A12));
   }
-  return hlu_bcast(&c->collv, c->ubuf, (size_t)(jb * nu) * sizeof(hreal), pr,
-                   hlu_big_how(c, &c->collv));
+  const size_t bytes = (size_t)(jb * nu) * sizeof(hreal);
+  return hlu_bcast(&c->collv, c->ubuf, bytes, pr, hlu_big_how(c, &c->collv, bytes));
 }
 
 int hlu_u_rest(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int pr, hreal *A12) {

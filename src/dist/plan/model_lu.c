@@ -8,25 +8,23 @@
  * panel's column alone sends; on one
  * node, up to HLU_PANEL_FUSE_MAX process rows with the library's collectives, the records on the
  * column's board: no latency), on a two-level column a max-with-location (allreduce) and a
- * pivot-row superstep of the column, jb / 8 - 1 broadcasts of the
- * recursion's U12 blocks, and the flops; L       bcast(row, (jb + 1 + R jb) 8) (two levels by node
- * in the hierarchical variant); swaps   right of the panel: M = 1 local copies of 2 jb rows; M > 1
- * one superstep of the column, h = 2 jb (M - 1)/M (local columns right of the panel; on a torus or
- * ports the diagonal owners' trades routed, of the columns that hold blocks right of the panel,
- * hp_torus_trade); left of it
- * once at the end: the rows below the panel, one pass per column (M > 1: one superstep); U (the
- * automatic HLA_SWAP_ROWS; the long swap is not modelled) flat with 1 < M <= HLU_USPLIT_MAX: where
- * M = 2 or pr has jb/2 rows less than another rank below the block, streamed (the trsm of block k+1
- * and the first slice, a message of them (routed: a node's columns' at once, out of step, as the
- * chains below), and what pr's whole trsm and update take beyond the
- * others' update); else two supersteps of the column, h = (jb^2 + jb C / M)(M - 1) from the
- * diagonal owner and jb C (M - 1) / M (routed so too: u_superstep), and a trsm of jb^2 C / M
- * flops; otherwise a trsm (jb^2 C
- * flops) on one process row and bcast(col, jb C 8), with the columns of one node at once (on a
- * torus or ports; as pipelined chains, which drift out of step, one chain and part of the rest's
- * excess; round the L panels' ring only the columns it reaches within the time a chain holds a
- * rank of each other, a node's an in-node hop apart: ring_overlap); update  dgemm(R', C, jb), R' =
- * local rows >= j0
+ * pivot-row superstep of the column, and the flops (with those of the recursion's U12 blocks,
+ * which every rank solves); L       bcast(row, (jb + 1 + R jb) 8) (two levels by node in the
+ * hierarchical variant; the L and U broadcasts' algorithm by their size, big_alg); swaps   right of
+ * the panel: M = 1 local copies of 2 jb rows; M > 1 one superstep of the column, h = 2 jb (M - 1)/M
+ * (local columns right of the panel; on a torus or ports the diagonal owners' trades routed, of the
+ * columns that hold blocks right of the panel, hp_torus_trade); left of it once at the end: the
+ * rows below the panel, one pass per column (M > 1: one superstep); U (the automatic HLA_SWAP_ROWS;
+ * the long swap is not modelled) flat with 1 < M <= HLU_USPLIT_MAX: where M = 2 or pr has jb/2 rows
+ * less than another rank below the block, streamed (the trsm of block k+1 and the first slice, a
+ * message of them (routed: a node's columns' at once, out of step, as the chains below), and what
+ * pr's whole trsm and update take beyond the others' update); else two supersteps of the column, h
+ * = (jb^2 + jb C / M)(M - 1) from the diagonal owner and jb C (M - 1) / M (routed so too:
+ * u_superstep), and a trsm of jb^2 C / M flops; otherwise a trsm (jb^2 C flops) on one process row
+ * and bcast(col, jb C 8), with the columns of one node at once (on a torus or ports; as pipelined
+ * chains, which drift out of step, one chain and part of the rest's excess; round the L panels'
+ * ring only the columns it reaches within the time a chain holds a rank of each other, a node's an
+ * in-node hop apart: ring_overlap); update  dgemm(R', C, jb), R' = local rows >= j0
  * + jb. Without look-ahead (or N = 1) a step is the sum. With look-ahead and N > 1 the owner of
  * block k + 1 updates that block, factors panel k + 1 and (flat rows) posts its L panel on the
  * row's board (N > 2 on one node, the library's broadcasts: the others read it in place, L = 0) or
@@ -103,6 +101,12 @@ double hp_local_from(int64_t n, int64_t j, int nb, int np) {
   return (double)best;
 }
 
+/* How an L panel or U block of bytes is broadcast over p ranks (lu_impl.h: hlu_big_how). */
+static int big_alg(const hp_lu *c, int p, double bytes) {
+  if (c->bcast_alg != HBSP_AUTO || p <= 2) return c->bcast_alg;
+  return bytes >= (double)HLU_CHAIN_MIN ? HBSP_PIPELINE : HBSP_BINOMIAL;
+}
+
 /* The panel of block step k (columns j0 .. j0 + jb, rows R local). */
 static double lu_panel(const hp_ctx *x, const hp_lu *c, hp_env col, double R, double jb,
                        double *comm) {
@@ -142,15 +146,12 @@ static double lu_panel(const hp_ctx *x, const hp_lu *c, hp_env col, double R, do
         : flat    ? hp_allreduce_small(x, col, 0) + hp_lg2c(c->M) * 8 * recw * beta
                   : mx + (tr >= 0 ? hp_sync(x, col, 0) + tr : hp_sync(x, col, c->M * (jb + 1)));
     double leafmem = hp_pack_t(x, 8.0 * R * 8); /* the BLAS-2 leaf updates, memory bound */
-    /* the recursion's U12 blocks go down the panel's column alone (routed as every column's at
-     * once, their messages shared ports with columns that send nothing meanwhile) */
-    double nrec = jb / 8 - 1 > 0 ? jb / 8 - 1 : 0, wrec = jb * (jb - 8) / 2;
-    double rec = nrec > 0 ? nrec * (hier ? hp_bcast_nodes(x, one, c->bcast_alg, 8 * wrec / nrec)
-                                         : hp_bcast(x, one, c->bcast_alg, 8 * wrec / nrec))
-                          : 0.0;
-    double cm = jb * percol + rec;
+    /* the recursion's U12 blocks, about jb^3 / 6 flops: every rank solves them from the pivot
+     * rows it has (panel.c) */
+    const double rec = hp_gemm(x, jb, jb, jb) / 12;
+    double cm = jb * percol;
     *comm += cm;
-    t += cm + jb * leafmem;
+    t += cm + jb * leafmem + rec;
   }
   return t;
 }
@@ -211,10 +212,7 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
   int early = board || ring ||
               (flat_row && N <= HLU_EARLY_MAX &&
                (c->bcast_alg == HBSP_AUTO || c->bcast_alg == HBSP_NATIVE));
-  /* the L and U broadcasts: pipelined on more than two ranks unless asked otherwise (lu_impl.h) */
   int auto_alg = c->bcast_alg == HBSP_AUTO;
-  int lalg = auto_alg && row.p > 2 ? HBSP_PIPELINE : c->bcast_alg;
-  int ualg = auto_alg && col.p > 2 ? HBSP_PIPELINE : c->bcast_alg;
   /* U12 streamed or solved in parts over the column (ublock.c: one level, the library's
    * collectives) */
   int usplit = auto_alg && M > 1 && M <= HLU_USPLIT_MAX &&
@@ -245,6 +243,7 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
       panel = lu_panel(x, c, col, R0, jb, &cmp);
     cp += panel;
     double Lb = 8.0 * (jb + 1 + R0 * jb);
+    const int lalg = big_alg(c, row.p, Lb);
     double L = ring   ? ring_hop(x, row, Lb)
                : hier ? hp_bcast_nodes(x, row, lalg, Lb)
                       : hp_bcast(x, row, lalg, Lb);
@@ -328,8 +327,9 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
                : 0.0;
     } else {
       trsm = Cn > 0 ? 0.6 * hp_gemm(x, jb, Cn, jb) + hp_pack_t(x, 8.0 * jb * Cn) : 0.0;
-      const double ub = 8.0 * jb * Cn,
-                   t1 = hier ? hp_bcast_nodes(x, one, ualg, ub) : hp_bcast(x, one, ualg, ub);
+      const double ub = 8.0 * jb * Cn;
+      const int ualg = big_alg(c, col.p, ub);
+      const double t1 = hier ? hp_bcast_nodes(x, one, ualg, ub) : hp_bcast(x, one, ualg, ub);
       /* Round the ring the chains go down the same nodes at the same pace, one started a hop
        * after the other: one that is more than a rank's hold on its segments behind another
        * never shares a link with it, and those within it do, of whatever node (on a torus the

@@ -36,6 +36,14 @@
  * broadcast they were measured with until a run there compares both. */
 #define HLU_USPLIT_MAX 4
 
+/* Bytes from which the LU's L panels and U row blocks that are broadcast go down a segmented
+ * chain (lu_impl.h: hlu_big_how); shorter ones go down a binomial tree, whose log2 P hops cost less
+ * than the chain's P - 1 where a message is about as long as a hop's latency. MPICH's short
+ * broadcast ends at the same size. On 8 x 128 ranks of the simulated torus in panels of 32, the
+ * 8 KB U blocks took 0.33 ms down a chain of 8 and the LU 0.268 s; with the tree 0.246 s
+ * (bench/results/sim/README.md). */
+#define HLU_CHAIN_MIN ((size_t)12 << 10)
+
 /* The trailing update goes in four column slices once it is wider than 4 HLU_SLICE_BLOCKS blocks
  * (1024 columns with nb = 128): often enough to move the early broadcast along, seldom enough that
  * dgemm (which packs L21 again for every call) keeps its speed. In blocks rather than columns, so
