@@ -12,7 +12,7 @@
 #include "dist/plan/plan_impl.h"
 
 /* 16 nodes on a 4 x 4 torus, 4 ranks a node: node n = (n % 4, n / 4). */
-static const hp_torus t44 = {2, {4, 4}, 16, 1e-5, 2.5e-9, 0, 0, 0};
+static const hp_torus t44 = {2, {4, 4}, 16, 1e-5, 2.5e-9, 0, 0, 0, 0};
 
 /* the synthetic machines' links inside and across nodes */
 static const hplan_link in = {1e-6, 2.5e-10}, out = {5e-6, 1e-8};
@@ -341,6 +341,29 @@ static void test_leaves(void) {
   m.leaf_nodes = 4, m.spine_alpha = -1e-6;
   CU_ASSERT_EQUAL(hplan_check(&m, why, sizeof why), HLA_ERR_ARG);
   CU_ASSERT(strstr(why, "spine_alpha") != NULL);
+  m.spine_alpha = 0, m.torus_hop_alpha = -1e-6;
+  CU_ASSERT_EQUAL(hplan_check(&m, why, sizeof why), HLA_ERR_ARG);
+  CU_ASSERT(strstr(why, "torus_hop_alpha") != NULL);
+}
+
+/* The LU's pivot exchange on a torus pays torus_hop_alpha for each hop beyond the first: the
+ * process column of 8 x 512 on 4,096 ranks of an 8 x 8 x 16 torus (row-major, 4 ranks a node)
+ * lies on nodes 128 apart, every second z-plane, so its three steps go 2, 4 and 8 hops. */
+static void test_exchange_hops(void) {
+  hplan_machine m;
+  const char *path = HLA_SOURCE_DIR "/bench/results/sim/machine_bgp_P64_tests_torus.json";
+  CU_ASSERT_EQUAL_FATAL(hplan_load(&m, path, NULL, 0, 0), HLA_OK);
+  const int dims[HPLAN_TORUS_DIMS] = {8, 8, 16, 0};
+  double t[2];
+  for (int i = 0; i < 2; i++) {
+    m.torus_hop_alpha = i ? 2e-6 : 0.0;
+    hp_ctx x;
+    hp_ctx_make(&x, &m, 4096, 1024, 4, 1);
+    hp_ctx_torus(&x, &m, dims, 0);
+    t[i] = hp_torus_exchange(&x, hp_env_family(hp_env_of(&x, 0, 512, 8), 0, 1, 0, 1), 536.0);
+  }
+  CU_ASSERT(t[0] > 0);
+  CU_ASSERT_DOUBLE_EQUAL(t[1] - t[0], (1 + 3 + 7) * 2e-6, 1e-12);
 }
 
 /* The 3D multiply's c layers broadcast at once (model_mm.c: the layers as the family's second
@@ -349,7 +372,7 @@ static void test_leaves(void) {
  * layers of rows (4 x 8, lstep 32) keep each layer on two nodes of its own, and the second layer
  * adds nothing to the busiest port. */
 static void test_layers_share(void) {
-  hp_torus net = {1, {4}, 4, 0, 4e-11, 1, 0, 0};
+  hp_torus net = {1, {4}, 4, 0, 4e-11, 1, 0, 0, 0};
   double work[4 * (2 + 1)] = {0};
   hp_tstep one, two;
   hp_env col = {8, 0, 0, 0, 8, 1, 4, 0, 1, 0};
@@ -727,5 +750,6 @@ void hla_test_register(void) {
   HT_SUITE("plan_torus", test_torus_steps, test_torus_bcast, test_torus_fields, test_ports,
            test_node_memory, test_mm_node_memory, test_trade, test_leaves, test_layers_share,
            test_pieces_spread, test_stream_depth, test_tie_less_comm, test_lu_fat_tree,
-           test_lu_long_rows, test_lu_tall_torus, test_calibration_unrouted, test_memo);
+           test_lu_long_rows, test_lu_tall_torus, test_calibration_unrouted, test_memo,
+           test_exchange_hops);
 }

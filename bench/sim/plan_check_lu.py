@@ -10,7 +10,8 @@ of bench/sim/lu_flat_hier.sh on that platform. For every simulated LU (P, n, nb,
 hierarchical by node, the broadcasts) it asks hla-plan for the prediction of that configuration
 (4 ranks a node, one thread, look-ahead on, as lu_flat_hier.sh runs it; a machine model with a
 torus or leaves is given the results' network, from their "# platform:" line) and prints
-predicted / simulated. Per machine size it then asks hla-plan for its pick among all grids, in the
+predicted / simulated, with the commit the run was made at (its results file's first line). Per
+machine size it then asks hla-plan for its pick among all grids, in the
 panels (nb) of the best simulated run with the library's own broadcasts, and compares the two.
 Prints a table and JSON lines."""
 import json, re, subprocess
@@ -37,17 +38,25 @@ def plans(P, n, nb, net, grid=None, bcast="auto"):
     return got
 
 
+def library_of(results):
+    """The commit a results file's runs were made with, from its first line ("# DATE, COMMIT: ...")."""
+    first = open(results).readline()
+    return first.split(",")[1].split(":")[0].strip() if first.startswith("# 20") else "?"
+
+
 sims = {}  # P -> [(run, net)]
 for res in results:
     net = network_of(res)
+    lib = library_of(res)
     for l in open(res):
         if l.startswith('{"bench":"sim_lu"'):
             r = json.loads(l)
             # a hierarchical run in groups of 1 x 1 (rows and columns each on one node) ran flat
             if r["case"] == "flat" or (r["case"] == "hier" and r["groups"] != "1x1"):
+                r["library"] = lib
                 sims.setdefault(r["P"], []).append((r, net))
 
-print("P      n      grid     nb   alg   bcast     simulated  predicted  ratio")
+print("P      n      grid     nb   alg   bcast     simulated  predicted  ratio  library")
 for P in sorted(sims):
     seen = set()
     for r, net in sims[P]:
@@ -60,10 +69,11 @@ for P in sorted(sims):
         pred = got[0][0] if got else None
         print(f"{P:<6} {r['n']:<6} {r['grid']:<8} {r['nb']:<4} {r['case']:<5} {r['bcast']:<9} "
               f"{r['seconds']:9.3f}  {pred if pred else float('nan'):9.3f}  "
-              f"{pred / r['seconds'] if pred else float('nan'):5.2f}")
+              f"{pred / r['seconds'] if pred else float('nan'):5.2f}  {r['library']}")
         print(json.dumps({"bench": "plan_check_lu", "P": P, "n": r["n"], "nb": r["nb"],
                           "grid": r["grid"], "alg": r["case"], "bcast": r["bcast"],
-                          "simulated": r["seconds"], "predicted": pred}))
+                          "simulated": r["seconds"], "predicted": pred,
+                          "library": r["library"]}))
     for n in sorted({r["n"] for r, _ in sims[P]}):
         own = [(r, t) for r, t in sims[P] if r["n"] == n and r["bcast"] == "auto"]
         if not own:

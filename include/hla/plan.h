@@ -146,6 +146,9 @@ typedef struct {
                                   run on fewer nodes takes the first ones, the probe's among them */
   double torus_link[2];        /* one direction of one torus link: seconds per hop, seconds per
                                   byte (model.c: src/dist/plan/torus.c routes the broadcasts) */
+  double torus_hop_alpha;      /* the latency a short message (a few hundred bytes, the LU's pivot
+                                  records) pays per torus hop beyond the first, which the probe's
+                                  inter-node alpha includes; 0: not counted */
   double port_beta; /* without a torus: seconds per byte of a node's own port (each direction) into
                        a network that does not block (a full-bisection fat tree); the messages of a
                        node's ranks share it. 0: unknown */

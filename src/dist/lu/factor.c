@@ -34,8 +34,10 @@
  * BSP cost per block step (flat; R = ceil((n - j0)/M) rows, C = ceil((n - j0)/N) columns):
  *   panel  flat column: jb binary exchanges, log2 M (l_c + (2 jb + 3) g_c) (on a board: none);
  *          two levels: jb (l_c + hlu_maxloc)
- *          + log2 jb broadcasts of <= jb^2/4 words + 2 R jb^2 flops on pc;
- *   L      R jb g_r + l_r (pipelined: about once, plus N - 2 segments; a tree: log2 N times);
+ *          + 2 R jb^2 flops on pc, and about jb^3 / 6 on each of its ranks (the recursion's
+ *          U12 blocks, no message);
+ *   L      R jb g_r + l_r (pipelined: about once, plus N - 2 segments; a tree, and under
+ *          HLU_CHAIN_MIN bytes: log2 N times);
  *          on the row's board (N > 2 on one node, look-ahead): R jb words written by pc, read in
  *          place by the others, no message and no l; round the ring: R jb words in and out of
  *          every rank that holds columns right of the panel (the others: jb + 1 words),

@@ -20,8 +20,8 @@
  * board; else they leave early by messages, from the root to each on rows of up to
  *              HLU_EARLY_MAX ranks (also with HBSP_NATIVE), round a ring on longer rows; the L
  *              panels that do not leave early and the U row blocks go by the BSP layer's
- *              pipelined broadcast on more than two ranks (hlu_big_how), the rest by the BSP
- *              layer's choice.
+ *              pipelined broadcast on more than two ranks (hlu_big_how; shorter than
+ *              HLU_CHAIN_MIN bytes, its binomial tree), the rest by the BSP layer's choice.
  * Errors: arguments and non-finite entries are checked and agreed before A changes, and so is every
  * allocation of the call's own (hlu_setup, hlu_workspace): the loops allocate nothing of theirs.
  * What they may still allocate is the message queues of the grid's row and column environments,

@@ -158,6 +158,7 @@ int hplan_check(const hplan_machine *m, char *why, size_t len) {
   if (nodes_t > (double)(1 << 24)) return say(why, len, "torus: %g nodes", nodes_t);
   CHECK(dbl_in(why, len, "torus_link", "", 0, m->torus_link[0], 0, SEC_MAX, 0));
   CHECK(dbl_in(why, len, "torus_link", "", 1, m->torus_link[1], 1e-18, 1.0, m->torus[0] == 0));
+  CHECK(dbl_in(why, len, "torus_hop_alpha", "", -1, m->torus_hop_alpha, 0, SEC_MAX, 0));
   CHECK(dbl_in(why, len, "port_beta", "", -1, m->port_beta, 1e-18, 1.0, 1));
   CHECK(int_in(why, len, "leaf_nodes", -1, m->leaf_nodes, 0, 1 << 24));
   CHECK(dbl_in(why, len, "spine_alpha", "", -1, m->spine_alpha, 0, SEC_MAX, 0));
@@ -217,6 +218,7 @@ static const field fields[] = {FLD(version, F_INT, 1),
                                FLD(seconds, F_DBL, 1),
                                FLD(torus, F_INT, HPLAN_TORUS_DIMS),
                                FLD(torus_link, F_DBL, 2),
+                               FLD(torus_hop_alpha, F_DBL, 1),
                                FLD(port_beta, F_DBL, 1),
                                FLD(leaf_nodes, F_INT, 1),
                                FLD(spine_alpha, F_DBL, 1),

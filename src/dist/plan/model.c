@@ -236,20 +236,20 @@ static int probe_across_leaves(const hplan_machine *m) {
  * network, in leaves of `leaf` nodes (0: m's), where their rate is known; else none. */
 static hp_torus torus_dims(const hplan_machine *m, const int *dims, int nodes, int leaf) {
   const double a = (m->have_inter ? m->link[HPLAN_INTER] : m->link[HPLAN_INTRA]).alpha;
-  hp_torus t = {0, {0}, 1, 0, 0, 0, 0, a};
+  hp_torus t = {0, {0}, 1, 0, 0, 0, 0, a, 0};
   for (int d = 0; d < HPLAN_TORUS_DIMS && dims[d] > 0; d++)
     t.dim[t.nd++] = dims[d], t.nodes *= dims[d];
   if (t.nd > 0 && nodes <= t.nodes && m->torus_link[1] > 0) {
-    t.hop = m->torus_link[0], t.beta = m->torus_link[1];
+    t.hop = m->torus_link[0], t.beta = m->torus_link[1], t.hop_alpha = m->torus_hop_alpha;
     return t;
   }
   if (m->port_beta > 0 && nodes > 0) {
     t = (hp_torus){
-        1, {nodes}, nodes, m->spine_alpha, m->port_beta, 1, leaf > 0 ? leaf : m->leaf_nodes, a};
+        1, {nodes}, nodes, m->spine_alpha, m->port_beta, 1, leaf > 0 ? leaf : m->leaf_nodes, a, 0};
     if (probe_across_leaves(m)) t.alpha = fmax(a - m->spine_alpha, 0.0);
     return t;
   }
-  return (hp_torus){0, {0}, 0, 0, 0, 0, 0, 0};
+  return (hp_torus){0, {0}, 0, 0, 0, 0, 0, 0, 0};
 }
 
 static hp_torus torus_of(const hplan_machine *m, int nodes) {
@@ -601,8 +601,9 @@ double hp_torus_bcast(const hp_ctx *x, hp_env e, int alg, double m, double seg) 
 
 /* HPL's binary exchange of m bytes over e alone (recursive doubling, coll_reduce.c's
  * allreduce_rec), routed on the network (torus, ports): at distance 1, 2, 4, ... every rank sends
- * one message, a step taking the latency of one message inside or across nodes (the probe's: a
- * torus's further hops are left out, its hop time being that of long messages) and the bytes at
+ * one message, a step taking the latency of one message inside or across nodes (the probe's, and
+ * on a torus torus_hop_alpha for each further hop: torus_link's hop is that of long messages, 12
+ * times as long under SMPI) and the bytes at
  * the link's rate divided among the messages on the step's busiest link; off a power of two, the
  * fold in and out at distance 1. The fitted small allreduce stood in for the latency before and
  * put the LU's pivot search at twice the simulated one on the fat tree. -1 where the network
@@ -616,7 +617,7 @@ double hp_torus_exchange(const hp_ctx *x, hp_env e, double m) {
   hp_tstep s;
   for (int d = top < e.p ? 0 : 1; d < top && rc == HLA_OK; d = d ? 2 * d : 1) {
     rc = tstep(x, e, HP_STEP_EXCHANGE, d ? d : 1, &work, &s);
-    const double a = x->net.alpha + (x->net.ports ? (s.hops - 1) * x->net.hop : 0.0);
+    const double a = x->net.alpha + (s.hops - 1) * (x->net.ports ? x->net.hop : x->net.hop_alpha);
     double step = s.inter ? a + m * x->net.beta * s.load : x->intra.alpha + m * x->intra.beta;
     if (x->mem_bw > 0) step = fmax(step, m * s.mem / x->mem_bw);
     t += (d ? 1 : 2) * step;
