@@ -52,6 +52,8 @@ for res in results:
         if l.startswith('{"bench":"sim_lu"'):
             r = json.loads(l)
             # a hierarchical run in groups of 1 x 1 (rows and columns each on one node) ran flat
+            if r.get("order", "R") != "R":  # the model places ranks row-major only
+                continue
             if r["case"] == "flat" or (r["case"] == "hier" and r["groups"] != "1x1"):
                 r["library"] = lib
                 sims.setdefault(r["P"], []).append((r, net))

@@ -5,14 +5,16 @@
  *
  *   HLA_SIM=model smpirun -np P -platform PLATFORM.xml -hostfile PLATFORM.hosts \
  *     build-smpi/sim_lu --n 32768 --nb 128 --cases flat,hier,4x8 [--grid MxN] [--speed 3.4e9]
- *       [--bcast auto|native|flat|binomial|pipeline|scatter_allgather]
+ *       [--bcast auto|native|flat|binomial|pipeline|scatter_allgather] [--swap rows|spread]
+ *       [--order R|C]
  *
  * on an M x N grid (default: the most square with M <= N), P A = L U with an n x n matrix in
- * nb x nb blocks. A case is `flat` (HLA_LU_FLAT), `hier` (HLA_LU_HIER with the library's own
- * groups: the nodes) or `IxJ` (HLA_LU_HIER with I x J groups). Per case one line and one JSON
- * line on rank 0: the simulated time (the slowest rank's), the rate (2/3 n^3 / time), the compute
- * part 2 n^3 / (3 P speed) and the rest, the phases of the slowest rank, and what ran (the
- * report). The simulator's own cost is measured outside (bench/sim/lu_flat_hier.sh). */
+ * nb x nb blocks, the ranks row-major on the grid (hgrid_create_order's 'C': column-major). A case
+ * is `flat` (HLA_LU_FLAT), `hier` (HLA_LU_HIER with the library's own groups: the nodes) or `IxJ`
+ * (HLA_LU_HIER with I x J groups). Per case one line and one JSON line on rank 0: the simulated
+ * time (the slowest rank's), the rate (2/3 n^3 / time), the compute part 2 n^3 / (3 P speed) and
+ * the rest, the phases of the slowest rank, and what ran (the report). The simulator's own cost is
+ * measured outside (bench/sim/lu_flat_hier.sh). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,14 +27,15 @@ int main(int argc, char **argv) {
   int64_t n = 8192;
   int nb = 128, grid[2] = {0, 0};
   double speed = 3.4e9;
-  char cases[256] = "flat,hier", bcast[32] = "auto", swap[16] = "auto";
+  char cases[256] = "flat,hier", bcast[32] = "auto", swap[16] = "auto", order[4] = "R";
   const sim_arg args[] = {{"--n", SIM_I64, &n, 0},
                           {"--nb", SIM_INT, &nb, 0},
                           {"--speed", SIM_DBL, &speed, 0},
                           {"--grid", SIM_GRID, grid, 0},
                           {"--cases", SIM_STR, cases, sizeof cases},
                           {"--bcast", SIM_STR, bcast, sizeof bcast},
-                          {"--swap", SIM_STR, swap, sizeof swap}};
+                          {"--swap", SIM_STR, swap, sizeof swap},
+                          {"--order", SIM_STR, order, sizeof order}};
   sim_args(argc, argv, args, (int)(sizeof args / sizeof *args));
   int M = grid[0], N = grid[1];
   static const char *const algs[] = {"auto",     "native",   "flat",
@@ -56,9 +59,11 @@ int main(int argc, char **argv) {
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   if (M * N != P || hbsp_init(MPI_COMM_WORLD, &world) != HLA_OK ||
-      hgrid_create(world, M, N, &g) != HLA_OK || hmat_create(g, n, n, nb, nb, &A) != HLA_OK) {
+      hgrid_create_order(world, M, N, order[0], &g) != HLA_OK ||
+      hmat_create(g, n, n, nb, nb, &A) != HLA_OK) {
     if (me == 0)
-      fprintf(stderr, "sim_lu: grid %d x %d is not P = %d; or the setup failed\n", M, N, P);
+      fprintf(stderr, "sim_lu: grid %d x %d (order %s) is not P = %d; or the setup failed\n", M, N,
+              order, P);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   int64_t *ipiv = malloc((size_t)n * sizeof *ipiv);
@@ -111,20 +116,23 @@ int main(int argc, char **argv) {
       continue;
     }
     const char *alg = rep.lu_alg == HLA_LU_HIER ? "hier" : "flat";
-    printf("P=%d n=%lld nb=%d grid=%dx%d case=%s alg=%s groups=%dx%d lookahead=%d bcast=%s "
+    printf("P=%d n=%lld nb=%d grid=%dx%d%s case=%s alg=%s groups=%dx%d lookahead=%d bcast=%s "
            "seconds=%.4f gflops=%.1f compute=%.4f comm=%.4f\n",
-           P, (long long)n, nb, M, N, tok, alg, rep.groups_row, rep.groups_col, rep.lookahead,
-           bcast, tmax, flops / tmax * 1e-9, compute, tmax - compute);
+           P, (long long)n, nb, M, N, order[0] == 'C' ? " order=C" : "", tok, alg, rep.groups_row,
+           rep.groups_col, rep.lookahead, bcast, tmax, flops / tmax * 1e-9, compute,
+           tmax - compute);
     printf("  phases (s, max over ranks): panel %.3f L %.3f swaps %.3f U %.3f update %.3f\n",
            phmax[0], phmax[1], phmax[2], phmax[3], phmax[4]);
-    printf("{\"bench\":\"sim_lu\",\"P\":%d,\"n\":%lld,\"nb\":%d,\"grid\":\"%dx%d\",\"case\":\"%s\","
-           "\"alg\":\"%s\",\"groups\":\"%dx%d\",\"lookahead\":%d,\"bcast\":\"%s\",\"seconds\":%.6g,"
-           "\"gflops\":%.6g,"
-           "\"compute\":%.6g,\"comm\":%.6g,\"t_panel\":%.4g,\"t_lwait\":%.4g,\"t_swap\":%.4g,"
-           "\"t_u\":%.4g,\"t_update\":%.4g}\n",
-           P, (long long)n, nb, M, N, tok, alg, rep.groups_row, rep.groups_col, rep.lookahead,
-           bcast, tmax, flops / tmax * 1e-9, compute, tmax - compute, phmax[0], phmax[1], phmax[2],
-           phmax[3], phmax[4]);
+    printf(
+        "{\"bench\":\"sim_lu\",\"P\":%d,\"n\":%lld,\"nb\":%d,\"grid\":\"%dx%d\",\"order\":\"%c\","
+        "\"case\":\"%s\","
+        "\"alg\":\"%s\",\"groups\":\"%dx%d\",\"lookahead\":%d,\"bcast\":\"%s\",\"seconds\":%.6g,"
+        "\"gflops\":%.6g,"
+        "\"compute\":%.6g,\"comm\":%.6g,\"t_panel\":%.4g,\"t_lwait\":%.4g,\"t_swap\":%.4g,"
+        "\"t_u\":%.4g,\"t_update\":%.4g}\n",
+        P, (long long)n, nb, M, N, order[0], tok, alg, rep.groups_row, rep.groups_col,
+        rep.lookahead, bcast, tmax, flops / tmax * 1e-9, compute, tmax - compute, phmax[0],
+        phmax[1], phmax[2], phmax[3], phmax[4]);
     fflush(stdout);
   }
   free(ipiv);
