@@ -493,6 +493,9 @@ static void check_lu_sims(const hplan_ranking *r, const lu_sim *sims, size_t n) 
  * fitted small allreduce at 1.30 x; at 0733a05, with the panel's U12 blocks routed as every process
  * column's, or with the U blocks of columns that hold no block right of the panel, 64 x 16 came
  * first (1.52 x the best), without the routed interchanges three grids at over 1.25 x. */
+/* The simulated times are the library's of eae5fef (the panel without broadcasts) but for 32 x
+ * 128, 64 x 64 and 128 x 32 at 4,096 ranks, made before it (their results files name the commit);
+ * the model counts no broadcast in the panel. */
 static void test_lu_fat_tree(void) {
   hplan_machine m;
   const char *path = HLA_SOURCE_DIR "/bench/results/sim/machine_fattree_P128_tests_ports.json";
@@ -503,16 +506,16 @@ static void test_lu_fat_tree(void) {
   t.leaf_nodes = 8;
   CU_ASSERT_EQUAL_FATAL(hplan_lu_rank(&m, 8192, &t, r), HLA_OK);
   static const lu_sim sims[] = {
-      {"flat", "8x128", 0.134987},        {"flat", "32x32", 0.151499},
-      {"flat", "4x256", 0.159622},        {"flat", "64x16", 0.193572},
-      {"flat", "16x64", 0.134763},        {"hierarchical", "8x128", 0.143283},
-      {"hierarchical", "32x32", 0.607525}};
+      {"flat", "8x128", 0.126804},        {"flat", "32x32", 0.139601},
+      {"flat", "4x256", 0.153723},        {"flat", "64x16", 0.180104},
+      {"flat", "16x64", 0.124344},        {"hierarchical", "8x128", 0.135053},
+      {"hierarchical", "32x32", 0.59698}};
   check_lu_sims(r, sims, sizeof sims / sizeof sims[0]);
   hplan_target t64 = {.P = 4096, .nodes = 64, .ranks_per_node = 64, .threads = 1, .nb = 128};
   t64.leaf_nodes = 16;
   CU_ASSERT_EQUAL_FATAL(hplan_lu_rank(&m, 8192, &t64, r), HLA_OK);
-  static const lu_sim sims64[] = {{"flat", "8x512", 0.151547},  {"flat", "16x256", 0.15144},
-                                  {"flat", "32x128", 0.170497}, {"flat", "4x1024", 0.1762},
+  static const lu_sim sims64[] = {{"flat", "8x512", 0.141872},  {"flat", "16x256", 0.139413},
+                                  {"flat", "32x128", 0.170497}, {"flat", "4x1024", 0.169208},
                                   {"flat", "64x64", 0.22396},   {"flat", "128x32", 0.295893}};
   check_lu_sims(r, sims64, sizeof sims64 / sizeof sims64[0]);
   /* 4 x 64 on 256 ranks, 4 nodes in leaves of 2, n = 4096: U goes by the split's two supersteps
@@ -520,7 +523,7 @@ static void test_lu_fat_tree(void) {
   hplan_target t4 = {.P = 256, .nodes = 4, .ranks_per_node = 64, .threads = 1, .nb = 128};
   t4.leaf_nodes = 2;
   CU_ASSERT_EQUAL_FATAL(hplan_lu_rank(&m, 4096, &t4, r), HLA_OK);
-  const double r4 = lu_ratio(r, "flat", "4x64", 0.0550471);
+  const double r4 = lu_ratio(r, "flat", "4x64", 0.0521101);
   CU_ASSERT(r4 > 0.75 && r4 < 1.25);
   free(r);
 }
@@ -583,10 +586,10 @@ static void test_lu_long_rows(void) {
   static const struct {
     int M, N, nb, bcast;
     double simulated;
-  } sims[] = {{4, 256, 32, HBSP_AUTO, 9.5107},
-              {8, 128, 64, HBSP_AUTO, 10.9319},
-              {16, 64, 128, HBSP_AUTO, 12.8173},
-              {8, 128, 64, HBSP_PIPELINE, 14.9780}};
+  } sims[] = {{4, 256, 32, HBSP_AUTO, 9.49613},
+              {8, 128, 64, HBSP_AUTO, 10.8856},
+              {16, 64, 128, HBSP_AUTO, 12.557},
+              {8, 128, 64, HBSP_PIPELINE, 14.4579}};
   const int dims[HPLAN_TORUS_DIMS] = {8, 8, 4, 0};
   hp_ctx x;
   hp_ctx_make(&x, &m, 1024, 256, 4, 1);
@@ -602,14 +605,14 @@ static void test_lu_long_rows(void) {
   }
   /* Rows of 1,024 ranks with 64 block steps (4,096 ranks, 8 x 8 x 16, n = 8192): the panels'
    * entries go round the 64 process columns that hold blocks and their headers round the rest, and
-   * the run's end waits for the last rank of the row (1.73 s simulated; whole panels round the
-   * row took 2.19 s). */
+   * the run's end waits for the last rank of the row (1.68 s simulated; whole panels round the
+   * row took 2.19 s with the library of 7b03977). */
   const int dims4k[HPLAN_TORUS_DIMS] = {8, 8, 16, 0};
   hp_ctx_make(&x, &m, 4096, 1024, 4, 1);
   hp_ctx_torus(&x, &m, dims4k, 0);
   hp_lu l = {.n = 8192, .M = 4, .N = 1024, .nb = 128, .alg = HLA_LU_FLAT, .lookahead = 1};
   l.bcast_alg = HBSP_AUTO;
-  const double r4k = hp_lu_time(&x, &l, NULL, NULL, NULL) / 1.7289;
+  const double r4k = hp_lu_time(&x, &l, NULL, NULL, NULL) / 1.67825;
   CU_ASSERT(r4k > 0.9 && r4k < 1.15);
 }
 
@@ -627,7 +630,7 @@ static void test_lu_tall_torus(void) {
     int P, M, N, dims[HPLAN_TORUS_DIMS];
     int64_t n;
     double simulated;
-  } sims[] = {{256, 32, 8, {4, 4, 4, 0}, 4096, 1.18162},
+  } sims[] = {{256, 32, 8, {4, 4, 4, 0}, 4096, 1.14843},
               {1024, 64, 16, {8, 8, 4, 0}, 8192, 5.0954},
               {1024, 128, 8, {8, 8, 4, 0}, 8192, 7.52545}};
   for (size_t i = 0; i < sizeof sims / sizeof sims[0]; i++) {
