@@ -506,9 +506,9 @@ static void test_lu_fat_tree(void) {
   t.leaf_nodes = 8;
   CU_ASSERT_EQUAL_FATAL(hplan_lu_rank(&m, 8192, &t, r), HLA_OK);
   static const lu_sim sims[] = {
-      {"flat", "8x128", 0.126804},        {"flat", "32x32", 0.139601},
-      {"flat", "4x256", 0.153723},        {"flat", "64x16", 0.180104},
-      {"flat", "16x64", 0.124344},        {"hierarchical", "8x128", 0.135053},
+      {"flat", "8x128", 0.126804},       {"flat", "32x32", 0.139601},
+      {"flat", "4x256", 0.153723},       {"flat", "64x16", 0.180104},
+      {"flat", "16x64", 0.124344},       {"hierarchical", "8x128", 0.135053},
       {"hierarchical", "32x32", 0.59698}};
   check_lu_sims(r, sims, sizeof sims / sizeof sims[0]);
   hplan_target t64 = {.P = 4096, .nodes = 64, .ranks_per_node = 64, .threads = 1, .nb = 128};
@@ -575,10 +575,11 @@ static void test_stream_depth(void) {
   }
 }
 
-/* The LU at n = 32768 on the torus at 1,024 ranks (bench/results/sim/lu_P1024_n32768_*.txt), on
- * process rows of 64 to 256 ranks. With the library's broadcasts the L panels go round a ring
- * (model_lu.c: ring_hop); asked to pipeline, by a blocking chain that holds every rank each step
- * (bcast_busy: without it the chain on 8 x 128 came out at 0.77 x). Predicted within 25 %. */
+/* The LU at n = 32768 on the torus at 1,024 ranks (bench/results/sim/lu_P1024_n32768_*.txt, the
+ * library of eae5fef), on process rows of 64 to 256 ranks. With the library's broadcasts the L
+ * panels go round a ring (model_lu.c: ring_hop); asked to pipeline, by a blocking chain that holds
+ * every rank each step (bcast_busy: without it the chain on 8 x 128 came out at 0.77 x). Predicted
+ * within 25 %. */
 static void test_lu_long_rows(void) {
   hplan_machine m;
   const char *path = HLA_SOURCE_DIR "/bench/results/sim/machine_bgp_P64_tests_torus.json";
@@ -621,7 +622,8 @@ static void test_lu_long_rows(void) {
  * bench/results/sim/lu_predicted_before_run_2026-11-29c.txt), and 128 x 8 at 1,024 (predicted
  * with the fix before it ran: 1.01 x). Round the ring the U chains of every column the ring reaches
  * within a rank's hold share links, whatever its node: the next nodes' columns' routes cross
- * theirs (with a node's columns only, 0.86, 0.66 and 0.75 x). */
+ * theirs (with a node's columns only, 0.86, 0.66 and 0.75 x). 32 x 8 ran again with the library
+ * of eae5fef (the panel without broadcasts); 64 x 16 and 128 x 8 are of the library before. */
 static void test_lu_tall_torus(void) {
   hplan_machine m;
   const char *path = HLA_SOURCE_DIR "/bench/results/sim/machine_bgp_P64_tests_torus.json";
