@@ -417,6 +417,66 @@ static void test_bsmp(void) {
   hbsp_free(&e);
 }
 
+/* hbsp_sync_known: a superstep whose every rank knows what each peer sends it. Rank s sends rank
+ * d (s + d) % 3 messages (none for some pairs) of s + d + k words (k-th message), with a tag, so
+ * both ends derive the sizes alike; the messages arrive as a counted hbsp_sync's would, and the
+ * superstep counts. Then what its checks are: a put queued on one rank is refused there (the
+ * caller's error), and a regular sync afterwards still works. */
+static void test_sync_known(void) {
+  hbsp_env e = ht_world();
+  int P = hbsp_size(e), s = hbsp_rank(e);
+  size_t ts = sizeof(int);
+  hbsp_set_tagsize(e, &ts);
+  CU_ASSERT_EQUAL(hbsp_sync(e), HLA_OK);
+  CU_ASSERT_EQUAL(hbsp_sync_known_prepare(e), HLA_OK);
+  uint64_t *in = calloc((size_t)P, sizeof *in);
+  int64_t buf[64];
+  for (int round = 0; round < 2; round++) { /* the second on buffers kept from the first */
+    for (int d = 0; d < P; d++)
+      for (int k = 0; k < (s + d) % 3; k++) {
+        for (int i = 0; i < s + d + k; i++) buf[i] = 1000 * s + 10 * k + i;
+        CU_ASSERT_EQUAL(hbsp_send(e, d, &k, buf, (size_t)(s + d + k) * sizeof *buf), HLA_OK);
+      }
+    int want = 0;
+    for (int r = 0; r < P; r++) {
+      in[r] = 0;
+      for (int k = 0; k < (r + s) % 3; k++, want++)
+        in[r] += hbsp_sync_msg_bytes(e, (size_t)(r + s + k) * sizeof *buf);
+    }
+    int64_t step = hbsp_superstep(e);
+    CU_ASSERT_EQUAL(hbsp_sync_known(e, in), HLA_OK);
+    CU_ASSERT_EQUAL(hbsp_superstep(e), step + 1);
+    size_t nm = 0, bytes;
+    int bad = 0, tag;
+    hbsp_qsize(e, &nm, NULL);
+    CU_ASSERT_EQUAL(nm, (size_t)want);
+    for (size_t m = 0; m < nm; m++) {
+      hbsp_move(e, &tag, buf, sizeof buf, &bytes);
+      int from = (int)(buf[0] / 1000), w = (int)(bytes / sizeof *buf);
+      bad += from < 0 || from >= P || w != from + s + tag || tag >= (from + s) % 3;
+      for (int i = 0; i < w && i < 64; i++) bad += buf[i] != 1000 * from + 10 * tag + i;
+    }
+    CU_ASSERT(ht_all(MPI_COMM_WORLD, bad == 0));
+  }
+  /* Only messages: a put on this rank is refused before anything moves (nothing was sent, so
+   * the others' supersteps take nothing from this rank either way). */
+  int64_t x = 0, one = 1;
+  CU_ASSERT_EQUAL(hbsp_push_reg(e, &x, sizeof x), HLA_OK);
+  CU_ASSERT_EQUAL(hbsp_sync(e), HLA_OK);
+  if (s == 0) {
+    CU_ASSERT_EQUAL(hbsp_put(e, 0, &one, &x, 0, sizeof one), HLA_OK);
+    for (int r = 0; r < P; r++) in[r] = 0;
+    CU_ASSERT_EQUAL(hbsp_sync_known(e, in), HLA_ERR_INTERNAL);
+    CU_ASSERT(strstr(hbsp_errmsg(e), "only messages") != NULL);
+  }
+  CU_ASSERT_EQUAL(hbsp_sync(e), HLA_OK); /* rank 0's put, in an ordinary superstep */
+  CU_ASSERT_EQUAL(x, s == 0 ? 1 : 0);
+  CU_ASSERT_EQUAL(hbsp_pop_reg(e, &x), HLA_OK);
+  CU_ASSERT_EQUAL(hbsp_sync(e), HLA_OK);
+  free(in);
+  hbsp_free(&e);
+}
+
 /* Bad arguments: HLA_ERR_ARG with a message, nothing queued, nothing changed. */
 static void test_bad_args(void) {
   hbsp_env e = ht_world();
@@ -485,5 +545,5 @@ static void test_remote_bounds(void) {
 void hla_test_register(void) {
   HT_SUITE("bsp_drma", test_inprod_put, test_inprod_send, test_put_buffered, test_put_swap,
            test_get_semantics, test_registration, test_hpput, test_growth, test_release, test_bsmp,
-           test_bad_args, test_remote_bounds);
+           test_sync_known, test_bad_args, test_remote_bounds);
 }

@@ -98,6 +98,7 @@ struct hbsp_env_s {
   /* sync machinery, kept between supersteps (the large message buffers: hbsp_buf_trim) */
   hbsp_peer *peer;    /* P entries, or NULL until this rank first queues or receives (hbsp_peers) */
   int queued;         /* this rank queued a request in this superstep */
+  int queued_drma;    /* ... and one of them a put or get (not a message) */
   int deferred_error; /* a remote put/get this rank served went outside a registration */
   hla_buf xcount;     /* count exchange send and receive arrays (hbsp_xcount[2P]), with peer */
   hla_buf rbuf;       /* incoming streams; the inbox points into it */
@@ -164,6 +165,21 @@ int hbsp_split_named(hbsp_env parent, int color, int key, const char *name, hbsp
 
 /* Free the local object without any communication (error paths and internal caches). */
 void hbsp_env_destroy(hbsp_env env);
+
+/* ---- supersteps whose traffic every rank knows (src/bsp/sync.c) ----
+ * hbsp_sync_known(env, in) is hbsp_sync for a superstep in which only messages (hbsp_send,
+ * hbsp_send_buf) were queued and every rank knows what each peer sends it: in[s] is the sum of
+ * hbsp_sync_msg_bytes over the messages rank s queued for this rank (in[rank] is ignored). It
+ * skips the count exchange and its checks (an allreduce, then an all-to-all of counts), so the
+ * superstep is one round of messages: BSP cost h g + one message's latency, where hbsp_sync has
+ * l. The caller derives both ends from the same global data; a mismatch is its bug (a message
+ * that does not fit is an MPI error, a missing one a hang). Collective over env, which must have
+ * been prepared by hbsp_sync_known_prepare (the per-peer queues; local, HLA_ERR_NOMEM with env's
+ * message). A rank that cannot take its messages completes the superstep and returns
+ * HLA_ERR_NOMEM there alone, as hbsp_sync; the next hbsp_sync reports it on every rank. */
+int hbsp_sync_known(hbsp_env env, const uint64_t *in);
+int hbsp_sync_known_prepare(hbsp_env env);
+size_t hbsp_sync_msg_bytes(hbsp_env env, size_t bytes);
 
 /* ---- profiler hooks (src/bsp/prof.c); each is a no-op when env->prof is NULL ---- */
 

@@ -54,6 +54,7 @@ int hbsp_stream_add(hbsp_env env, int dst, hbsp_rec rec, size_t extra, char **da
   if (data) *data = b->p + b->n + sizeof rec;
   b->n += need;
   env->queued = 1;
+  env->queued_drma |= rec.kind != HBSP_REC_SEND;
   return HLA_OK;
 }
 

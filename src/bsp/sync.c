@@ -14,6 +14,7 @@
  *      large payloads are received straight into their destinations (MPI's rendezvous moves them
  *      once), small puts land and messages enter the inbox; the replies land in the get buffers.
  *   4. Pops, then pushes, take effect; the tag size changes; queues reset (capacity kept).
+ * hbsp_sync_known does steps 2-4 alone: its caller gives the counts of step 1 (messages only).
  * Peers are visited in the Latin-square order rank, rank+1, ... so that no rank is everyone's
  * first. Messages larger than HBSP_CHUNK bytes are cut into chunks (MPI counts are int).
  */
@@ -40,7 +41,7 @@ static void clear_requests(hbsp_env env) {
     hbsp_buf_trim(env, &q->stream);
     hbsp_buf_trim(env, &q->large);
   }
-  env->queued = 0;
+  env->queued = env->queued_drma = 0;
   env->regops.n = 0;
   env->nregops = 0;
   env->reghash = 0;
@@ -425,10 +426,12 @@ static int land_failed(hbsp_env env, const hbsp_xcount *xin) {
   return dropped(env, rc);
 }
 
-static int do_sync(hbsp_env env) {
+/* known: the counts every peer sends this rank, known in advance (hbsp_sync_known), or NULL for
+ * the count exchange. */
+static int do_sync(hbsp_env env, const hbsp_xcount *known) {
   int P = env->P, me = env->rank;
-  const hbsp_xcount *xin;
-  int rc = count_exchange(env, HBSP_STATE_SYNC, &xin);
+  const hbsp_xcount *xin = known;
+  int rc = known ? HLA_OK : count_exchange(env, HBSP_STATE_SYNC, &xin);
   if (rc != HLA_OK) {
     drop_superstep(env);
     return rc;
@@ -545,8 +548,32 @@ static int do_sync(hbsp_env env) {
 int hbsp_sync(hbsp_env env) {
   if (!env) return HLA_ERR_ARG;
   hbsp_prof_begin(env);
-  int rc = do_sync(env);
+  int rc = do_sync(env, NULL);
   hbsp_prof_end(env, "sync");
+  return rc;
+}
+
+size_t hbsp_sync_msg_bytes(hbsp_env env, size_t bytes) {
+  return sizeof(hbsp_rec) + hbsp_pad8(env->tagsize + bytes);
+}
+
+int hbsp_sync_known_prepare(hbsp_env env) {
+  return hbsp_peers(env);
+}
+
+int hbsp_sync_known(hbsp_env env, const uint64_t *in) {
+  if (!env) return HLA_ERR_ARG;
+  if (!env->peer)
+    return HBSP_FAIL(env, HLA_ERR_INTERNAL, "hbsp_sync_known: hbsp_sync_known_prepare not called");
+  /* What the count exchange would have checked, here on this rank only: a caller's error. */
+  if (env->queued_drma || env->nregops != 0 || env->tagsize_next != env->tagsize)
+    return HBSP_FAIL(env, HLA_ERR_INTERNAL,
+                     "hbsp_sync_known: only messages may be queued in its superstep");
+  hbsp_xcount *xin = (hbsp_xcount *)env->xcount.p + env->P;
+  for (int s = 0; s < env->P; s++) xin[s] = (hbsp_xcount){s == env->rank ? 0 : in[s], 0, 0};
+  hbsp_prof_begin(env);
+  int rc = do_sync(env, xin);
+  hbsp_prof_end(env, "sync_known");
   return rc;
 }
 

@@ -356,9 +356,7 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
     const int64_t rest = nu - nxt;
     if (pre && nxt > 0 && rest > 0) {
       hlu_perm_pairs(ipiv, next0, next0 + nxt, n, c->iwork, &dst, &src, &np);
-      if (np > 0)
-        HLA_CALL(hlu_rows_open(c, c->A, dst, src, np, jl1 + nxt, c->nloc, rest, NULL, 0, NULL, 0,
-                               NULL, 0));
+      if (np > 0) HLA_CALL(hlu_rows_open(c, c->A, dst, src, np, jl1 + nxt, c->nloc, rest, NULL));
     }
     /* The rest in column slices (the same slices in every variant, so the bits agree), each
      * after its columns of a streamed U12 arrived, testing the early broadcast in between so that

@@ -34,17 +34,25 @@ typedef struct {
   int ngroups;      /* groups the members span (1 when flat) */
 } hlu_level;
 
+/* The spread's part of a row move (hlu_swap_spread): every rank sends its cu rows ut[] of the
+ * block row u (jb x ncols, leading dimension jb) to every other process row, and process row pr
+ * L11 (jb x jb, in l11). perm[0..jb) are the block row's source rows, the same on every rank of
+ * the column: from them each rank knows what every other sends it. */
+typedef struct {
+  hreal *u;
+  int jb, pr;
+  const int64_t *perm, *ut;
+  int64_t cu;
+  hreal *l11;
+} hlu_spread_part;
+
 /* A row move under way (swap.c): opened by hlu_rows_open, packed by hlu_rows_pack, ended by
- * hlu_rows_close; the arguments of hlu_rows_open. */
+ * hlu_rows_close; the arguments of hlu_rows_open (sp.jb = 0, sp.pr = -1: no spread part). */
 typedef struct {
   hmat X;
   const int64_t *dst, *src;
   int64_t npairs, c0, ncols, cmove;
-  hreal *u;
-  int jb;
-  const int64_t *ut;
-  int64_t cu;
-  hreal *l11;
+  hlu_spread_part sp;
   hla_buf out; /* a message per other process row, and its source rows */
   int open;
 } hlu_rows;
@@ -289,24 +297,24 @@ int64_t hlu_pivot_local(const hlu_ctx *ctx, int64_t j, int64_t jl, hbsp_dloc *pi
  * of row src[t], over my local columns [c0, c1) of X. The sources must be a permutation of the
  * destinations. Each row travels once, straight to its final owner, in one superstep of the
  * column environment (none when there is nothing to move). Collective over ctx->collv.env (the
- * same pairs and the same column count on every rank of it). BSP cost: 2 w + h g_c + l_c with
- * h = (rows I send or receive) x (c1 - c0). */
+ * same pairs and the same column count on every rank of it). BSP cost: 2 w + h g_c + a message's
+ * latency (hbsp_sync_known: no l_c) with h = (rows I send or receive) x (c1 - c0). */
 int hlu_move_rows(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, int64_t npairs,
                   int64_t c0, int64_t c1);
 
 /* hlu_move_rows in three parts, so that the sources can be packed while they are still in cache
  * from the update that wrote them (factor.c, the look-ahead). hlu_rows_open: the messages of the
- * move (and, for hlu_swap_spread, the cu rows ut[] of the block row u, leading dimension jb, and nl
- * words of L11 to every other process row; else u = NULL, jb = cu = nl = 0), headers only; dst,
- * src and u are read until the last pack. Local.
+ * move (and, for hlu_swap_spread, its part sp; else sp = NULL), headers only; dst, src and sp's
+ * arrays are read until the close. Local.
  * hlu_rows_pack: local columns [c0 + j0, c0 + j1) of the sources into the messages, and the moves
  * inside my rows for those of them before c0 + cmove; X must not change in those columns until
  * the close. Local. hlu_rows_close: the superstep of the process column that moves the rows (none
  * when M = 1; nothing when no move is open); collective over ctx->collv.env, after every column was
- * packed. Between open and close nothing else may be queued on the column environment. */
+ * packed. Every rank derives what each other sends it from the pairs and sp, so the superstep
+ * is hbsp_sync_known's: one round of messages, no count exchange. Between open and close nothing
+ * else may be queued on the column environment. */
 int hlu_rows_open(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, int64_t npairs,
-                  int64_t c0, int64_t c1, int64_t cmove, hreal *u, int jb, const int64_t *ut,
-                  int64_t cu, hreal *l11, int64_t nl);
+                  int64_t c0, int64_t c1, int64_t cmove, const hlu_spread_part *sp);
 int hlu_rows_pack(hlu_ctx *ctx, int64_t j0, int64_t j1);
 int hlu_rows_close(hlu_ctx *ctx);
 
@@ -333,8 +341,8 @@ void hlu_perm_pairs(const int64_t *ipiv, int64_t k0, int64_t k1, int64_t n, int6
  * the first cnow columns (those the next panel needs); for the others hlu_swap_spread_rest, called
  * before anything else reads them, lands them, so that this scattered work runs after the next
  * panel instead of before it. Collective over ctx->collv.env (one level, also in the hierarchical
- * variant). BSP cost: h = (rows moved) x (c1 - c0) + jb (c1 - c0) + jb^2 words, one superstep l_c
- * (none when M = 1). */
+ * variant). BSP cost: h = (rows moved) x (c1 - c0) + jb (c1 - c0) + jb^2 words, one round of
+ * messages (hbsp_sync_known; none when M = 1). */
 int hlu_swap_spread(hlu_ctx *ctx, int64_t j0, int jb, const int64_t *perm, const int64_t *dst,
                     const int64_t *src, int64_t npairs, int64_t c0, int64_t c1, int64_t cnow,
                     int pr, const hreal *L, int64_t ldl);

@@ -108,13 +108,15 @@ typedef struct {
 } hlu_out;
 
 int hlu_rows_open(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, int64_t npairs,
-                  int64_t c0, int64_t c1, int64_t cmove, hreal *u, int jb, const int64_t *ut,
-                  int64_t cu, hreal *l11, int64_t nl) {
+                  int64_t c0, int64_t c1, int64_t cmove, const hlu_spread_part *sp) {
   hbsp_env col = ctx->collv.env;
   const int nb = ctx->nb, M = ctx->M, me = ctx->myrow;
   const int64_t ncols = c1 - c0;
   hlu_rows *r = &ctx->rows;
-  *r = (hlu_rows){X, dst, src, npairs, c0, ncols, cmove, u, jb, ut, cu, l11, r->out, 1};
+  const hlu_spread_part none = {NULL, 0, -1, NULL, NULL, 0, NULL};
+  *r = (hlu_rows){X, dst, src, npairs, c0, ncols, cmove, sp ? *sp : none, r->out, 1};
+  const int64_t cu = r->sp.cu, *ut = r->sp.ut,
+                nl = me == r->sp.pr ? (int64_t)r->sp.jb * r->sp.jb : 0;
   if (M == 1) return HLA_OK;
   r->out.n = 0;
   if (hla_buf_reserve(&r->out, (size_t)M * sizeof(hlu_out) + (size_t)npairs * sizeof(int64_t)) !=
@@ -140,7 +142,7 @@ int hlu_rows_open(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, 
         rows[q++] = dst[t];
     for (q = 0; q < cu; q++) rows[ca + q] = ut[q];
     o[d] = (hlu_out){(hreal *)(rows + cw), ca, cw, used};
-    if (nl) memcpy(o[d].val + cw * ncols, l11, (size_t)nl * sizeof(hreal));
+    if (nl) memcpy(o[d].val + cw * ncols, r->sp.l11, (size_t)nl * sizeof(hreal));
     used += ca;
   }
   return HLA_OK;
@@ -149,7 +151,7 @@ int hlu_rows_open(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, 
 int hlu_rows_pack(hlu_ctx *ctx, int64_t j0, int64_t j1) {
   hlu_rows *r = &ctx->rows;
   const hmat X = r->X;
-  const int64_t lld = X->lld, jb = r->jb, cu = r->cu;
+  const int64_t lld = X->lld, jb = r->sp.jb, cu = r->sp.cu;
   if (ctx->M > 1) {
     const hlu_out *o = (const hlu_out *)r->out.p;
     const int64_t *lr = (const int64_t *)(o + ctx->M);
@@ -159,12 +161,12 @@ int hlu_rows_pack(hlu_ctx *ctx, int64_t j0, int64_t j1) {
       /* Column by column (each column is contiguous; a row walk would touch a cache line per
        * column), prefetching the same rows 4 columns on: scattered lines, no hardware prefetch. */
       for (int64_t j = j0; j < j1; j++) {
-        const hreal *cj = HDATA(X) + (r->c0 + j) * lld, *uj = cu ? r->u + j * jb : NULL;
+        const hreal *cj = HDATA(X) + (r->c0 + j) * lld, *uj = cu ? r->sp.u + j * jb : NULL;
         hreal *v = o[d].val + j * cw;
         if (j + 4 < r->ncols)
           for (int64_t q = 0; q < ca; q++) __builtin_prefetch(cj + 4 * lld + rows[q]);
         for (int64_t q = 0; q < ca; q++) v[q] = cj[rows[q]];
-        for (int64_t q = 0; q < cu; q++) v[ca + q] = uj[r->ut[q]];
+        for (int64_t q = 0; q < cu; q++) v[ca + q] = uj[r->sp.ut[q]];
       }
     }
   }
@@ -175,18 +177,39 @@ int hlu_rows_pack(hlu_ctx *ctx, int64_t j0, int64_t j1) {
   return HLA_OK;
 }
 
+/* The stream bytes every process row s sends me in the open move, into in[s] (what hlu_rows_open
+ * queues on s, derived from the same pairs and spread part); cu holds M entries. */
+static void expected_in(const hlu_ctx *ctx, uint64_t *in, int64_t *cu) {
+  const hlu_rows *r = &ctx->rows;
+  const int nb = ctx->nb, M = ctx->M, me = ctx->myrow;
+  for (int s = 0; s < M; s++) in[s] = 0, cu[s] = 0;
+  for (int64_t t = 0; t < r->npairs; t++)
+    if (hmat_idx_owner(r->dst[t], nb, M) == me) in[hmat_idx_owner(r->src[t], nb, M)]++;
+  for (int t = 0; r->sp.perm && t < r->sp.jb; t++) cu[hmat_idx_owner(r->sp.perm[t], nb, M)]++;
+  for (int s = 0; s < M; s++) {
+    const int64_t cw = (int64_t)in[s] + cu[s],
+                  nl = s == r->sp.pr ? (int64_t)r->sp.jb * r->sp.jb : 0;
+    in[s] = s == me || (cw == 0 && nl == 0)
+                ? 0
+                : hbsp_sync_msg_bytes(ctx->collv.env, row_msg_bytes(cw, r->ncols, nl));
+  }
+}
+
 /* End the superstep of the column and take the messages of hlu_rows_open in place (the queue lives
  * until the next sync): rows of X land in the first cnow of the ncols columns, the rest of them in
  * ctx->defer for hlu_swap_spread_rest; rows of the block row land in u (leading dimension jb;
  * none expected when jb = 0), L11 in l11. ar holds maxa entries, the most rows of X a message
- * may carry. */
+ * may carry, then 2 M words of scratch. */
 static int recv_rows(hlu_ctx *ctx, hmat X, int64_t c0, int64_t ncols, int64_t cnow, hreal *u,
                      int jb, hreal *l11, int64_t *ar, int64_t maxa) {
   hbsp_env col = ctx->collv.env;
   const int nb = ctx->nb, M = ctx->M, me = ctx->myrow;
   const int64_t lld = X->lld, jb2 = (int64_t)jb * jb, nrest = ncols - cnow;
   size_t nmsg;
-  HLA_CALL(hdist_sync_count(col, &nmsg));
+  uint64_t *in = (uint64_t *)(ar + maxa);
+  expected_in(ctx, in, ar + maxa + M);
+  HLA_CALL(hbsp_sync_known(col, in));
+  HLA_CALL(hbsp_qsize(col, &nmsg, NULL));
   for (size_t m = 0; m < nmsg; m++) {
     size_t got;
     const void *space;
@@ -236,9 +259,11 @@ int hlu_rows_reserve(hlu_ctx *ctx, int64_t npairs, int64_t nrest) {
   const int M = ctx->M, nb = ctx->nb;
   /* A spread's moves land at most 2 nb rows, in at most M - 1 messages. */
   size_t defer = nrest > 0 ? (size_t)M * defer_bytes(0, 0) + defer_bytes(2 * nb, nrest) : 0;
-  if (hla_buf_reserve(&ctx->msg, local_bytes(npairs)) != HLA_OK ||
+  const size_t close = (size_t)(npairs + 2 * M) * sizeof(int64_t), local = local_bytes(npairs);
+  if (hla_buf_reserve(&ctx->msg, close > local ? close : local) != HLA_OK ||
       hla_buf_reserve(&ctx->rows.out,
                       (size_t)M * sizeof(hlu_out) + (size_t)npairs * sizeof(int64_t)) != HLA_OK ||
+      hbsp_sync_known_prepare(ctx->collv.env) != HLA_OK ||
       hla_buf_reserve(&ctx->defer, defer) != HLA_OK)
     return HBSP_FAIL(ctx->all, HLA_ERR_NOMEM, "LU row move: out of memory for %lld pairs",
                      (long long)npairs);
@@ -251,18 +276,18 @@ int hlu_rows_close(hlu_ctx *ctx) {
   r->open = 0;
   if (ctx->M == 1) return HLA_OK;
   /* The rows that arrive are written after the sync, when every source here has been read. */
-  ctx->msg.n = 0; /* the local target rows of a message, <= npairs */
-  if (hla_buf_reserve(&ctx->msg, (size_t)r->npairs * sizeof(int64_t)) != HLA_OK)
+  ctx->msg.n = 0; /* the local target rows of a message, <= npairs, and recv_rows' scratch */
+  if (hla_buf_reserve(&ctx->msg, (size_t)(r->npairs + 2 * ctx->M) * sizeof(int64_t)) != HLA_OK)
     return HBSP_FAIL(ctx->collv.env, HLA_ERR_NOMEM, "LU row move: out of memory");
-  return recv_rows(ctx, r->X, r->c0, r->ncols, r->cmove, r->u, r->jb, r->l11, (int64_t *)ctx->msg.p,
-                   r->npairs);
+  return recv_rows(ctx, r->X, r->c0, r->ncols, r->cmove, r->sp.u, r->sp.jb, r->sp.l11,
+                   (int64_t *)ctx->msg.p, r->npairs);
 }
 
 int hlu_move_rows(hlu_ctx *ctx, hmat X, const int64_t *dst, const int64_t *src, int64_t npairs,
                   int64_t c0, int64_t c1) {
   /* Every rank of the column has the same ncols (same process column), so all skip together. */
   if (npairs == 0 || c1 == c0) return HLA_OK;
-  HLA_CALL(hlu_rows_open(ctx, X, dst, src, npairs, c0, c1, c1 - c0, NULL, 0, NULL, 0, NULL, 0));
+  HLA_CALL(hlu_rows_open(ctx, X, dst, src, npairs, c0, c1, c1 - c0, NULL));
   HLA_CALL(hlu_rows_pack(ctx, 0, c1 - c0));
   return hlu_rows_close(ctx);
 }
@@ -299,8 +324,8 @@ int hlu_swap_spread(hlu_ctx *ctx, int64_t j0, int jb, const int64_t *perm, const
   if (me == pr) hkern_pack(jb, jb, L, ldl, l11);
   /* My rows of the block row go to everyone, the rows moving inside the matrix to their owner;
    * the moves inside my rows land now only in the first cnow columns. */
-  HLA_CALL(hlu_rows_open(ctx, X, adst, asrc, na, c0, c1, cnow, u, jb, ut, nmine, l11,
-                         me == pr ? (int64_t)jb * jb : 0));
+  const hlu_spread_part sp = {u, jb, pr, perm, ut, nmine, l11};
+  HLA_CALL(hlu_rows_open(ctx, X, adst, asrc, na, c0, c1, cnow, &sp));
   HLA_CALL(hlu_rows_pack(ctx, 0, ncols));
   return hlu_rows_close(ctx);
 }

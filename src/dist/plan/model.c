@@ -769,6 +769,12 @@ double hp_sync(const hp_ctx *x, hp_env e, double h) {
   return h * g + l;
 }
 
+double hp_sync_known(const hp_ctx *x, hp_env e, double h) {
+  if (e.p <= 1) return 0.0;
+  return h * (e.spans > 1 ? fmax(x->gw, 8 * x->inter.beta) : x->gw_node) +
+         (e.spans > 1 ? x->inter.alpha : x->intra.alpha);
+}
+
 double hp_allreduce_small(const hp_ctx *x, hp_env e, int nodes) {
   if (e.p <= 1) return 0.0;
   double extra = fmax(0.0, x->inter.alpha - x->intra.alpha);

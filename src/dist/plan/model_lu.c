@@ -11,10 +11,11 @@
  * pivot-row superstep of the column, and the flops (with those of the recursion's U12 blocks,
  * which every rank solves); L       bcast(row, (jb + 1 + R jb) 8) (two levels by node in the
  * hierarchical variant; the L and U broadcasts' algorithm by their size, big_alg); swaps   right of
- * the panel: M = 1 local copies of 2 jb rows; M > 1 one superstep of the column, h = 2 jb (M - 1)/M
- * (local columns right of the panel; on a torus or ports the diagonal owners' trades routed, of the
- * columns that hold blocks right of the panel, hp_torus_trade); left of it once at the end: the
- * rows below the panel, one pass per column (M > 1: one superstep); U (the automatic HLA_SWAP_ROWS;
+ * the panel: M = 1 local copies of 2 jb rows; M > 1 one round of messages of the column
+ * (hbsp_sync_known: no l), h = 2 jb (M - 1)/M (local columns right of the panel; on a torus or
+ * ports the diagonal owners' trades routed, of the columns that hold blocks right of the panel,
+ * hp_torus_trade); left of it once at the end: the rows below the panel, one pass per column (M >
+ * 1: one round); U (the automatic HLA_SWAP_ROWS;
  * the long swap is not modelled) flat with 1 < M <= HLU_USPLIT_MAX: where M = 2 or pr has jb/2 rows
  * less than another rank below the block, streamed (the trsm of block k+1 and the first slice, a
  * message of them (routed: a node's columns' at once, out of step, as the chains below), and what
@@ -282,7 +283,7 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
       const int64_t ks = t1 >= 0 ? ring_overlap(cols, t1, hops) : cols;
       double h = 2.0 * jb * (M - 1) / M * Cn,
              tr = hp_torus_trade(x, hp_env_family(ucol0, 1, (int)ks, 0, 1), bytes);
-      double s = tr >= 0 ? hp_sync(x, col, 0) + tr : hp_sync(x, col, h);
+      double s = tr >= 0 ? tr : hp_sync_known(x, col, h);
       swap = hp_pack_t(x, 2.0 * (8 + 48) * h) + s;
       cmp += s;
       cp += swap - s;
@@ -292,7 +293,7 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
     if (j1 < n) {
       double h = R1 * jb, left = hp_pack_t(x, 16.0 * h) / N;
       if (M > 1) {
-        double s = hp_sync(x, col, h * (M - 1) / M) / N;
+        double s = hp_sync_known(x, col, h * (M - 1) / M) / N;
         cmp += s, left += s;
       }
       cp += left;
@@ -411,7 +412,7 @@ double hp_solve_time(const hp_ctx *x, int64_t n, int M, int N, int nb, int nrhs)
   double Cb = hp_local_from(nrhs, 0, nb, N), t = 0;
   /* the permutation: every moved row once, one superstep of the column */
   double h = (double)n / M * Cb;
-  t += hp_pack_t(x, 16.0 * h) + hp_sync(x, col, M > 1 ? h : 0);
+  t += hp_pack_t(x, 16.0 * h) + hp_sync_known(x, col, h);
   int64_t steps = (n + nb - 1) / nb;
   if (nrhs <= HLU_FANIN_MAX_NRHS) {
     /* fan-in: per block a reduce over a process row and a broadcast down a process column of

@@ -168,6 +168,8 @@ double hp_bcast_nodes(const hp_ctx *ctx, hp_env e, int alg, double bytes);
 double hp_torus_trade(const hp_ctx *ctx, hp_env e, double m);
 /* hbsp_sync of e moving h words per rank (BSP: h g + l). */
 double hp_sync(const hp_ctx *ctx, hp_env e, double h);
+/* hbsp_sync_known of e moving h words per rank: h g and one message's latency, no l. */
+double hp_sync_known(const hp_ctx *ctx, hp_env e, double h);
 /* A small allreduce (max-with-location) over e; nodes = 1: two levels by node. */
 double hp_allreduce_small(const hp_ctx *ctx, hp_env e, int nodes);
 
