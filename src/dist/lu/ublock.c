@@ -105,7 +105,20 @@ static int u_send_part(hlu_ctx *c, int jb, int64_t a, int64_t b) {
   return HLA_OK;
 }
 
-/* The split way (header comment): two supersteps of the column. */
+/* The stream bytes each rank s of the column sends me in superstep 2 of u_split: its part, and on
+ * pr also block k+1's columns (u_send_part's messages). */
+static void u_split_in(const hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int pr, uint64_t *in) {
+  hbsp_env col = c->collv.env;
+  for (int s = 0; s < c->M; s++) {
+    const int64_t sa = u_cut(nxt, nu, c->nb, c->M, u_part(s, pr, c->M));
+    const int64_t sb = u_cut(nxt, nu, c->nb, c->M, u_part(s, pr, c->M) + 1);
+    in[s] = sb > sa ? hbsp_sync_msg_bytes(col, part_bytes(jb, sb - sa)) : 0;
+    if (s == pr && nxt > 0) in[s] += hbsp_sync_msg_bytes(col, part_bytes(jb, nxt));
+  }
+}
+
+/* The split way (header comment): two supersteps of the column, each one round of messages whose
+ * sizes every rank knows (hbsp_sync_known). */
 static int u_split(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int pr, const hreal *L, int64_t ldl,
                    hreal *A12) {
   hbsp_env col = c->collv.env;
@@ -115,6 +128,7 @@ static int u_split(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int pr, const hr
   const int64_t b = u_cut(nxt, nu, nb, M, u_part(me, pr, M) + 1);
   size_t nmsg, got;
   const void *space;
+  uint64_t in[HLU_USPLIT_MAX] = {0};
 
   /* Superstep 1: L11 and the parts of A12, from pr to the ranks that solve them. */
   if (me == pr) {
@@ -131,7 +145,10 @@ static int u_split(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int pr, const hr
     hkern_pack(jb, nxt, A12, lld, c->ubuf);
     hkern_pack(jb, b - a, A12 + a * lld, lld, c->ubuf + a * jb);
   }
-  HLA_CALL(hdist_sync_count(col, &nmsg));
+  if (me != pr && b > a)
+    in[pr] = hbsp_sync_msg_bytes(col, (size_t)(jb2 + jb * (b - a)) * sizeof(hreal));
+  HLA_CALL(hbsp_sync_known(col, in));
+  HLA_CALL(hbsp_qsize(col, &nmsg, NULL));
   if (nmsg != (size_t)(me != pr && b > a))
     return HBSP_FAIL(col, HLA_ERR_INTERNAL, "LU U block: %zu messages, expected %d", nmsg,
                      me != pr && b > a);
@@ -150,7 +167,9 @@ static int u_split(hlu_ctx *c, int jb, int64_t nxt, int64_t nu, int pr, const hr
   }
   HLA_CALL(u_solve_cols(c, jb, nxt, nu, a, b, me == pr, A12));
   HLA_CALL(u_send_part(c, jb, a, b));
-  HLA_CALL(hdist_sync_count(col, &nmsg));
+  u_split_in(c, jb, nxt, nu, pr, in);
+  HLA_CALL(hbsp_sync_known(col, in));
+  HLA_CALL(hbsp_qsize(col, &nmsg, NULL));
   int64_t missing = nu - (b - a) - (me == pr ? nxt : 0); /* columns the others solved */
   for (size_t m = 0; m < nmsg; m++) {
     HLA_CALL(hbsp_hpmove(col, NULL, &space, &got));

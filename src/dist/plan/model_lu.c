@@ -20,12 +20,13 @@
  * less than another rank below the block, streamed (the trsm of block k+1 and the first slice, a
  * message of them (routed: a node's columns' at once, out of step, as the chains below), and what
  * pr's whole trsm and update take beyond the others' update); else two supersteps of the column, h
- * = (jb^2 + jb C / M)(M - 1) from the diagonal owner and jb C (M - 1) / M (routed so too:
- * u_superstep), and a trsm of jb^2 C / M flops; otherwise a trsm (jb^2 C flops) on one process row
- * and bcast(col, jb C 8), with the columns of one node at once (on a torus or ports; as pipelined
- * chains, which drift out of step, one chain and part of the rest's excess; round the L panels'
- * ring only the columns it reaches within the time a chain holds a rank of each other, a node's an
- * in-node hop apart: ring_overlap); update  dgemm(R', C, jb), R' = local rows >= j0
+ * = (jb^2 + jb C / M)(M - 1) from the diagonal owner and jb C (M - 1) / M, rounds of messages
+ * without l (routed so too: u_superstep), and a trsm of jb^2 C / M flops; otherwise a trsm (jb^2 C
+ * flops) on one process row and bcast(col, jb C 8), with the columns of one node at once (on a
+ * torus or ports; as pipelined chains, which drift out of step, one chain and part of the rest's
+ * excess; round the L panels' ring only the columns it reaches within the time a chain holds a rank
+ * of each other, a node's an in-node hop apart: ring_overlap); update  dgemm(R', C, jb), R' = local
+ * rows >= j0
  * + jb. Without look-ahead (or N = 1) a step is the sum. With look-ahead and N > 1 the owner of
  * block k + 1 updates that block, factors panel k + 1 and (flat rows) posts its L panel on the
  * row's board (N > 2 on one node, the library's broadcasts: the others read it in place, L = 0) or
@@ -172,14 +173,15 @@ static double out_of_step(double t1, double tk, int64_t k) {
 /* A superstep of U's process columns (the kk of them whose messages share links: the ring's
  * overlap, as in the step below) in which relative rank 0 of each sends `bytes` to every other
  * rank of its column, or every rank to every other (an exchange loads each port as much): routed
- * where the network is known, out of step as the U chains; else at the probe's g for `words`. */
+ * where the network is known, out of step as the U chains; else at the probe's g for `words`.
+ * known: one round of messages (hbsp_sync_known, the split's), else with the sync's l. */
 static double u_superstep(const hp_ctx *x, hp_env col, hp_env ucol0, int64_t cols, int64_t ucols,
-                          int ring, ring_hops hop, double bytes, double words) {
+                          int ring, ring_hops hop, double bytes, double words, int known) {
   const double t1 = hp_torus_trade(x, hp_env_family(ucol0, 1, 1, 0, 1), bytes);
-  if (t1 < 0) return hp_sync(x, col, words);
+  if (t1 < 0) return known ? hp_sync_known(x, col, words) : hp_sync(x, col, words);
   const int64_t kk = ring ? ring_overlap(cols, t1, hop) : ucols;
   const double tk = hp_torus_trade(x, hp_env_family(ucol0, 1, (int)kk, 0, 1), bytes);
-  return hp_sync(x, col, 0) + out_of_step(t1, tk, kk);
+  return (known ? 0.0 : hp_sync(x, col, 0)) + out_of_step(t1, tk, kk);
 }
 
 double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm, double *exposed) {
@@ -311,7 +313,7 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
       trsm = 0.6 * hp_gemm(x, jb, first, jb) + hp_pack_t(x, 8.0 * jb * first);
       /* point to point from pr (at the probe's g, every rank of a node sending, 4 x 64 came out
        * 1.30 x on the fat tree) */
-      Ub = u_superstep(x, col, ucol0, cols, ucols, ring, hops, 8.0 * jb * first, jb * first);
+      Ub = u_superstep(x, col, ucol0, cols, ucols, ring, hops, 8.0 * jb * first, jb * first, 0);
       double late = all + (R1pr > 0 ? hp_gemm(x, R1pr, Cn, jb) : 0.0) - hp_gemm(x, R1, Cn, jb);
       if (late > trsm + Ub) trsm = late - Ub;
     } else if (usplit) { /* pr scatters L11 and the parts, all solve theirs, one exchange */
@@ -321,11 +323,11 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
       /* (at the probe's g 4 x 64 came out 1.26 x on the fat tree: every M-th step 1.46 ms, where
        * the simulated ones took 0.1 ms) */
       const double part = jb * jb + jb * Cn / M;
-      Ub = Cn > 0
-               ? u_superstep(x, col, ucol0, cols, ucols, ring, hops, 8.0 * part, part * (M - 1)) +
-                     u_superstep(x, col, ucol0, cols, ucols, ring, hops, 8.0 * jb * Cn / M,
-                                 jb * Cn * (M - 1) / M)
-               : 0.0;
+      Ub = Cn > 0 ? u_superstep(x, col, ucol0, cols, ucols, ring, hops, 8.0 * part, part * (M - 1),
+                                1) +
+                        u_superstep(x, col, ucol0, cols, ucols, ring, hops, 8.0 * jb * Cn / M,
+                                    jb * Cn * (M - 1) / M, 1)
+                  : 0.0;
     } else {
       trsm = Cn > 0 ? 0.6 * hp_gemm(x, jb, Cn, jb) + hp_pack_t(x, 8.0 * jb * Cn) : 0.0;
       const double ub = 8.0 * jb * Cn;
