@@ -291,7 +291,7 @@ int hlu_workspace(hlu_ctx *c, int factor, hmat B) {
                           nb * cols > 1 ? nb * cols : 1,
                           factor ? nb * nb : 0,
                           factor ? HLU_PBUF_WORDS(nb) : 1,
-                          factor ? 2 * nb * HREAL_WORD : 0,
+                          factor ? (2 * nb + c->M) * HREAL_WORD : 0,
                           iw * HREAL_WORD};
   const int64_t line = 64 / (int64_t)sizeof(hreal), hdr = (nb + 1) * HREAL_WORD;
   int64_t size[2] = {0, 0}, off[7];

@@ -104,7 +104,8 @@ typedef struct {
   hreal *ubuf;       /* U row block (or solved right-hand-side block): nb x columns */
   hreal *pbuf;       /* panel: pivot row, row exchange, U12, pivot records (HLU_PBUF_WORDS) */
   hreal *l11;        /* L11 of the block step, nb x nb, packed (factorisation only) */
-  int64_t *swork;    /* row lists of hlu_swap_spread: 2 nb entries (factorisation only) */
+  int64_t *swork;    /* row lists of hlu_swap_spread (2 nb entries), then the two-level
+                        panel's M counts (factorisation only) */
   int64_t *iwork;    /* composed interchanges: 3 n entries (hlu_perm_pairs) */
   hreal *fan;        /* the fan-in solve's (hlu_trsolve_fanin), zeroed, or NULL; freed here */
   hla_buf msg;       /* packing for row moves */

@@ -54,6 +54,7 @@ typedef struct {
   hreal *msg;      /* a row with a header word: HREAL_WORD + jb */
   hreal *top;      /* the panel's diagonal rows, jb x jb: row cc is column cc's pivot row */
   hreal *rec;      /* flat column: two pivot records (HLU_REC_WORDS), else NULL */
+  uint64_t *in;    /* two-level column: M counts of exchange's round, else NULL */
   int64_t *ipiv, *info;
 } panel_t;
 
@@ -159,8 +160,14 @@ static int exchange(panel_t *p, int64_t gcol, int64_t r) {
     for (int64_t j = 0; j < jb; j++) p->msg[HREAL_WORD + j] = p->p0[lg + j * lld];
     HLA_CALL(hbsp_send(col, owner_r, NULL, p->msg, bytes));
   }
+  /* Everyone knows r, so the round needs no count exchange: the pivot row from its owner, and to
+   * that owner the old diagonal row from pr. */
+  for (int q = 0; q < M; q++) p->in[q] = 0;
+  if (owner_r != me) p->in[owner_r] = hbsp_sync_msg_bytes(col, bytes);
+  if (me == owner_r && r != gcol && p->pr != me) p->in[p->pr] = hbsp_sync_msg_bytes(col, bytes);
   size_t nmsg, got;
-  HLA_CALL(hdist_sync_count(col, &nmsg));
+  HLA_CALL(hbsp_sync_known(col, p->in));
+  HLA_CALL(hbsp_qsize(col, &nmsg, NULL));
   for (size_t q = 0; q < nmsg; q++) {
     int64_t kind;
     HLA_CALL(hbsp_move(col, NULL, p->msg, bytes, &got));
@@ -257,6 +264,7 @@ int hlu_panel(hlu_ctx *c, int64_t j0, int jb, int64_t *ipiv, int64_t *info) {
                pb + 2 * jb + HREAL_WORD,
                flat ? pb + 3 * ((int64_t)c->nb + HREAL_WORD) + (int64_t)c->nb * c->nb
                     : NULL, /* after top */
+               flat ? NULL : (uint64_t *)(c->swork + 2 * c->nb),
                ipiv,
                info};
   return rec(&p, 0, jb, c->plan.panel == HLA_PANEL_COLUMNS ? jb : PANEL_LEAF);
