@@ -8,10 +8,10 @@
  * panel's column alone sends; on one
  * node, up to HLU_PANEL_FUSE_MAX process rows with the library's collectives, the records on the
  * column's board: no latency), on a two-level column a max-with-location (allreduce) and a
- * pivot-row superstep of the column, and the flops (with those of the recursion's U12 blocks,
- * which every rank solves); L       bcast(row, (jb + 1 + R jb) 8) (two levels by node in the
- * hierarchical variant; the L and U broadcasts' algorithm by their size, big_alg); swaps   right of
- * the panel: M = 1 local copies of 2 jb rows; M > 1 one round of messages of the column
+ * pivot-row round of the column (hbsp_sync_known), and the flops (with those of the recursion's U12
+ * blocks, which every rank solves); L       bcast(row, (jb + 1 + R jb) 8) (two levels by node in
+ * the hierarchical variant; the L and U broadcasts' algorithm by their size, big_alg); swaps right
+ * of the panel: M = 1 local copies of 2 jb rows; M > 1 one round of messages of the column
  * (hbsp_sync_known: no l), h = 2 jb (M - 1)/M (local columns right of the panel; on a torus or
  * ports the diagonal owners' trades routed, of the columns that hold blocks right of the panel,
  * hp_torus_trade); left of it once at the end: the rows below the panel, one pass per column (M >
@@ -142,11 +142,10 @@ static double lu_panel(const hp_ctx *x, const hp_lu *c, hp_env col, double R, do
         !flat && hp_node_levels(x, one, &in, &lead) ? hp_torus_exchange(x, lead, 16.0) : -1.0;
     const double mx =
         lx >= 0 ? lx + 2 * hp_lg2c(in.p) * x->intra.alpha : hp_allreduce_small(x, col, hier);
-    double percol =
-        pboard    ? c->M * recw * x->gw_node
-        : tx >= 0 ? tx
-        : flat    ? hp_allreduce_small(x, col, 0) + hp_lg2c(c->M) * 8 * recw * beta
-                  : mx + (tr >= 0 ? hp_sync(x, col, 0) + tr : hp_sync(x, col, c->M * (jb + 1)));
+    double percol = pboard    ? c->M * recw * x->gw_node
+                    : tx >= 0 ? tx
+                    : flat    ? hp_allreduce_small(x, col, 0) + hp_lg2c(c->M) * 8 * recw * beta
+                              : mx + (tr >= 0 ? tr : hp_sync_known(x, col, c->M * (jb + 1)));
     double leafmem = hp_pack_t(x, 8.0 * R * 8); /* the BLAS-2 leaf updates, memory bound */
     /* the recursion's U12 blocks, about jb^3 / 6 flops: every rank solves them from the pivot
      * rows it has (panel.c) */
