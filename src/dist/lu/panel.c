@@ -31,7 +31,8 @@
  *     of 2 jb + 3 words. It replaced an allgather of all M records (up to 8 rows) and a
  *     max-with-location followed by a superstep (longer columns), and took the simulated LU on a
  *     torus from 0.80 x HPL's speed to 1.26-1.34 x (bench/results/sim/README.md).
- * On a two-level column 1 and 2 stay apart (two-level max-with-location, then the superstep). The
+ * On a two-level column 1 and 2 stay apart (two-level max-with-location, then one round of
+ * messages whose sizes every rank knows from the pivot: hbsp_sync_known). The
  * arithmetic does not depend on how the collectives run, so every form gives the same bits;
  * look-ahead only changes when the panel is factored. */
 #include <float.h>
@@ -54,7 +55,7 @@ typedef struct {
   hreal *msg;      /* a row with a header word: HREAL_WORD + jb */
   hreal *top;      /* the panel's diagonal rows, jb x jb: row cc is column cc's pivot row */
   hreal *rec;      /* flat column: two pivot records (HLU_REC_WORDS), else NULL */
-  uint64_t *in;    /* two-level column: M counts of exchange's round, else NULL */
+  uint64_t *in;    /* two-level column: the M counts of exchange()'s round, else NULL */
   int64_t *ipiv, *info;
 } panel_t;
 
