@@ -52,7 +52,6 @@ int hmat_redistribute_part_s(hmat src, int64_t si, int64_t sj, hmat dst, int64_t
 #define hlu_factor_run       hlu_factor_run_s
 #define hlu_panel            hlu_panel_s
 #define hlu_pivot_local      hlu_pivot_local_s
-#define hlu_pivot            hlu_pivot_s
 #define hlu_swap_left        hlu_swap_left_s
 #define hlu_rows_open        hlu_rows_open_s
 #define hlu_rows_pack        hlu_rows_pack_s

@@ -1,8 +1,9 @@
 /* hla — one- and two-level collectives of the LU over a process row or column (see lu_impl.h).
  *
  * The two-level forms keep the traffic that crosses groups (nodes) to one message per group:
- *   broadcast  root's group  ->  leaders (one per group)  ->  every other group;
- *   maxloc     inside groups  ->  among leaders  ->  back inside groups.
+ *   broadcast         root's group  ->  leaders (one per group)  ->  every other group;
+ *   record allreduce  inside groups  ->  among leaders  ->  back inside groups (the panel's pivot
+ *                     search, lu/panel.c).
  * Groups are made once per factorisation or solve (hlu_level_make) and may have unequal sizes,
  * so this does not need hbsp_coll.groups (which wants G equal groups of consecutive ranks). */
 #include <stdlib.h>
@@ -76,33 +77,14 @@ int hlu_bcast(const hlu_level *lv, void *buf, size_t bytes, int root, const hbsp
   return HLA_OK;
 }
 
-int hlu_maxloc(const hlu_level *lv, hbsp_dloc *v, const hbsp_coll *how) {
+int hlu_allreduce_rec(const hlu_level *lv, void *rec, void *ws, size_t bytes, hbsp_rec_combine f,
+                      void *arg, const hbsp_coll *how) {
   hbsp_coll tmp;
-  if (hbsp_size(lv->env) == 1) return HLA_OK;
-  if (lv->local == NULL)
-    return hbsp_coll_allreduce(lv->env, v, v, 1, HBSP_DOUBLE_INDEX, HBSP_MAXABSLOC,
-                               fit(how, hbsp_size(lv->env), &tmp));
+  if (lv->local == NULL) return hbsp_coll_allreduce_rec(lv->env, rec, ws, bytes, f, arg);
   if (how) tmp = *how, tmp.groups = 0, how = &tmp;
-  /* The operator is associative and commutative with ties to the lowest row, so the two-level
-   * result is the flat one bit for bit. */
-  HLA_CALL(hbsp_coll_allreduce(lv->local, v, v, 1, HBSP_DOUBLE_INDEX, HBSP_MAXABSLOC, how));
-  if (lv->leaders)
-    HLA_CALL(hbsp_coll_allreduce(lv->leaders, v, v, 1, HBSP_DOUBLE_INDEX, HBSP_MAXABSLOC, how));
-  return hbsp_coll_bcast(lv->local, v, sizeof *v, 0, how);
-}
-
-int hlu_maxloc_ready(const hlu_level *lv, const hbsp_coll *how) {
-  hbsp_coll tmp;
-  int rc = HLA_OK;
-  hbsp_env at = lv->local;
-  if (hbsp_size(lv->env) == 1) return HLA_OK;
-  if (lv->local == NULL)
-    return hbsp_coll_reserve_allreduce(lv->env, 1, HBSP_DOUBLE_INDEX, HBSP_MAXABSLOC,
-                                       fit(how, hbsp_size(lv->env), &tmp));
-  if (how) tmp = *how, tmp.groups = 0, how = &tmp;
-  rc = hbsp_coll_reserve_allreduce(lv->local, 1, HBSP_DOUBLE_INDEX, HBSP_MAXABSLOC, how);
-  if (rc == HLA_OK && lv->leaders)
-    rc = hbsp_coll_reserve_allreduce(at = lv->leaders, 1, HBSP_DOUBLE_INDEX, HBSP_MAXABSLOC, how);
-  if (rc != HLA_OK) HBSP_FAIL(lv->env, rc, "%s", hbsp_errmsg(at));
-  return rc;
+  /* f is associative and commutative (lu/panel.c), so the two-level result is the flat one bit
+   * for bit. */
+  HLA_CALL(hbsp_coll_allreduce_rec(lv->local, rec, ws, bytes, f, arg));
+  if (lv->leaders) HLA_CALL(hbsp_coll_allreduce_rec(lv->leaders, rec, ws, bytes, f, arg));
+  return hbsp_coll_bcast(lv->local, rec, bytes, 0, how);
 }

@@ -33,7 +33,7 @@
  *
  * BSP cost per block step (flat; R = ceil((n - j0)/M) rows, C = ceil((n - j0)/N) columns):
  *   panel  flat column: jb binary exchanges, log2 M (l_c + (2 jb + 3) g_c) (on a board: none);
- *          two levels: jb (l_c + hlu_maxloc)
+ *          two levels: jb hlu_allreduce_rec of 2 jb + 3 words
  *          + 2 R jb^2 flops on pc, and about jb^3 / 6 on each of its ranks (the recursion's
  *          U12 blocks, no message);
  *   L      R jb g_r + l_r (pipelined: about once, plus N - 2 segments; a tree, and under

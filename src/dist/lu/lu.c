@@ -224,7 +224,6 @@ int hlu_setup(hlu_ctx *c, hmat A, const hla_opts *opts) {
     at = code != HLA_OK ? g->col : g->row;
     if (code == HLA_OK) code = e;
   }
-  if (code == HLA_OK) code = hlu_maxloc_ready(&c->collv, c->howp), at = g->col;
   free(ckey);
   code = hbsp_agree_sub(g->all, at, code);
   if (code != HLA_OK) {
@@ -291,7 +290,7 @@ int hlu_workspace(hlu_ctx *c, int factor, hmat B) {
                           nb * cols > 1 ? nb * cols : 1,
                           factor ? nb * nb : 0,
                           factor ? HLU_PBUF_WORDS(nb) : 1,
-                          factor ? (2 * nb + c->M) * HREAL_WORD : 0,
+                          factor ? 2 * nb * HREAL_WORD : 0,
                           iw * HREAL_WORD};
   const int64_t line = 64 / (int64_t)sizeof(hreal), hdr = (nb + 1) * HREAL_WORD;
   int64_t size[2] = {0, 0}, off[7];

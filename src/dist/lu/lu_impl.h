@@ -102,10 +102,9 @@ typedef struct {
                         (factorisation, flat column), or NULL */
   int64_t pex;       /* pivot records posted on pboard since the factorisation began */
   hreal *ubuf;       /* U row block (or solved right-hand-side block): nb x columns */
-  hreal *pbuf;       /* panel: pivot row, row exchange, U12, pivot records (HLU_PBUF_WORDS) */
+  hreal *pbuf;       /* panel: pivot row, diagonal rows (U12), pivot records (HLU_PBUF_WORDS) */
   hreal *l11;        /* L11 of the block step, nb x nb, packed (factorisation only) */
-  int64_t *swork;    /* row lists of hlu_swap_spread (2 nb entries), then the two-level
-                        panel's M counts (factorisation only) */
+  int64_t *swork;    /* row lists of hlu_swap_spread (2 nb entries; factorisation only) */
   int64_t *iwork;    /* composed interchanges: 3 n entries (hlu_perm_pairs) */
   hreal *fan;        /* the fan-in solve's (hlu_trsolve_fanin), zeroed, or NULL; freed here */
   hla_buf msg;       /* packing for row moves */
@@ -133,10 +132,10 @@ typedef struct {
 #define HLU_REC_HDR       (3 * HREAL_WORD)
 #define HLU_REC_WORDS(jb) (HLU_REC_HDR + 2 * (int64_t)(jb))
 
-/* Entries of ctx->pbuf for a factorisation with nb x nb blocks (panel.c: the pivot row, a row
- * message with its header word, the panel's diagonal rows, two pivot records). */
+/* Entries of ctx->pbuf for a factorisation with nb x nb blocks (panel.c: the pivot row, the
+ * panel's diagonal rows, two pivot records from the next 8-byte word). */
 #define HLU_PBUF_WORDS(nb)                                                                         \
-  (3 * ((int64_t)(nb) + HREAL_WORD) + (int64_t)(nb) * (nb) + 2 * HLU_REC_WORDS(nb))
+  ((int64_t)(nb) + (int64_t)(nb) * (nb) + HREAL_WORD + 2 * HLU_REC_WORDS(nb))
 
 /* Number of option fields (lu_alg ... swap) compared across ranks by hlu_opts_check. */
 #define HLU_NOPTS 9
@@ -242,13 +241,14 @@ int hlu_level_free(hlu_level *lv);
  * log2 of the size times that); two levels: three, the middle one over the groups only. */
 int hlu_bcast(const hlu_level *lv, void *buf, size_t bytes, int root, const hbsp_coll *how);
 
-/* Max |value| with location over lv->env (ties to the lowest index) of one hbsp_dloc, in place.
- * Collective over lv->env. BSP cost: flat one allreduce of 2 words; two levels, an allreduce in
- * the group, one among the leaders and a broadcast in the group: 3 l_in + l_out. */
-int hlu_maxloc(const hlu_level *lv, hbsp_dloc *v, const hbsp_coll *how);
-/* What hlu_maxloc allocates, made now (hbsp_coll_reserve_allreduce), so that the panels' pivot
- * searches allocate nothing. Local; error recorded on lv->env, the caller agrees. */
-int hlu_maxloc_ready(const hlu_level *lv, const hbsp_coll *how);
+/* hbsp_coll_allreduce_rec of one record of bytes (ws: as many bytes of workspace) over lv->env,
+ * with f associative and commutative: flat, one binary exchange; two levels, one in my group, one
+ * among the leaders, then the leader's record broadcast in the group (the collective of how).
+ * Collective over lv->env. BSP cost (m = bytes / 8 words): flat log2 P (l + m g); two levels
+ * 2 log2 P_in (l_in + m g_in) + log2 P_out (l_out + m g_out), P_in the group's size, P_out the
+ * groups'. */
+int hlu_allreduce_rec(const hlu_level *lv, void *rec, void *ws, size_t bytes, hbsp_rec_combine f,
+                      void *arg, const hbsp_coll *how);
 
 /* ---- ublock.c ---- */
 
@@ -282,11 +282,6 @@ int hlu_u_wait(hlu_ctx *ctx, int64_t upto);
 int hlu_u_rest(hlu_ctx *ctx, int jb, int64_t nxt, int64_t nu, int pr, hreal *A12);
 
 /* ---- pivot.c ---- */
-
-/* The pivot of column j (global) of the panel whose local column is jl: the largest |a_ij| over
- * i >= j, ties to the lowest global row, found over the process column. In *piv: value and global
- * row. Collective over ctx->collv.env. BSP cost: (local rows below j) + hlu_maxloc. */
-int hlu_pivot(hlu_ctx *ctx, int64_t j, int64_t jl, hbsp_dloc *piv);
 
 /* My candidate for that pivot: value and global row in *piv (0 at INT64_MAX when I have no rows
  * >= j); returns its local row, or -1. Local; cost (local rows below j). */

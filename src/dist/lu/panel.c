@@ -14,26 +14,27 @@
  * its rows. On 8 x 128 of the simulated torus in panels of 32 the broadcasts, 3 a panel, took
  * 5.5 % of the time (0.246 -> 0.233 s, bench/results/sim/README.md). Below PANEL_LEAF
  * columns (or with HLA_PANEL_COLUMNS, for the whole panel) one column at a time:
- *   1. pivot: one max-with-location over the column (hlu_pivot);
- *   2. one superstep of the column: the pivot row's owner sends it (panel width) to every rank,
- *      pr sends the old diagonal row to the pivot row's owner; the two rows trade places over the
- *      whole panel width, so no interchange is left to apply inside the panel afterwards;
- *   3. scale the column below the diagonal by 1/pivot (divide when 1/pivot would overflow, as
+ *   1. pivot and row trade in one collective, as HPL's pivoting (HPL_pdmxswp): every rank
+ *      contributes a record of its candidate (value, row, the row's jb entries; hlu_pivot_local)
+ *      and pr's also the old diagonal row, and every rank ends with the winner's (hbsp_dloc_wins,
+ *      the max-with-location's own rule) and the old diagonal row. The two rows trade places over
+ *      the whole panel width, so no interchange is left to apply inside the panel afterwards;
+ *   2. scale the column below the diagonal by 1/pivot (divide when 1/pivot would overflow, as
  *      LAPACK); rank-1 update of the rest of the leaf with the pivot row.
- * On a flat column (one level), 1 and 2 are one collective, as HPL's pivoting (HPL_pdmxswp):
- * every rank contributes a record of its candidate (value, row, the row's jb entries) and pr's
- * also the old diagonal row, and every rank ends with the winner's (hbsp_dloc_wins, the
- * max-with-location's own rule) and the old diagonal row, so the pivots and the bits do not change:
- *   where the column lies on one node (up to HLU_PANEL_FUSE_MAX process rows), the records go on
- *     the column's board, each read in place by the others;
+ * The records travel
+ *   where the column lies on one node (up to HLU_PANEL_FUSE_MAX process rows), on the column's
+ *     board, each read in place by the others;
  *   elsewhere by HPL's binary exchange, an allreduce of one record whose combine keeps the
  *     winner's row and carries the diagonal row along (hbsp_coll_allreduce_rec): log2 M messages
  *     of 2 jb + 3 words. It replaced an allgather of all M records (up to 8 rows) and a
  *     max-with-location followed by a superstep (longer columns), and took the simulated LU on a
- *     torus from 0.80 x HPL's speed to 1.26-1.34 x (bench/results/sim/README.md).
- * On a two-level column 1 and 2 stay apart (two-level max-with-location, then one round of
- * messages whose sizes every rank knows from the pivot: hbsp_sync_known). The
- * arithmetic does not depend on how the collectives run, so every form gives the same bits;
+ *     torus from 0.80 x HPL's speed to 1.26-1.34 x (bench/results/sim/README.md);
+ *   on a two-level column, node first, then across nodes (hlu_allreduce_rec): the exchange in the
+ *     node, among the nodes' leaders, then the leader's record broadcast in the node. It replaced
+ *     a two-level max-with-location followed by a round of messages from the pivot row's owner,
+ *     and took the hierarchical LU on 16 x 16 by node of the simulated fat tree from 0.0936 to
+ *     TODO s (bench/results/sim/README.md).
+ * The combine is associative and commutative, so every form gives the same pivots and bits;
  * look-ahead only changes when the panel is factored. */
 #include <float.h>
 #include <math.h>
@@ -52,10 +53,8 @@ typedef struct {
   int pr;          /* process row of the diagonal block */
   hreal *p0;       /* local column jl0 (row 0) */
   hreal *prow;     /* pivot row (jb) */
-  hreal *msg;      /* a row with a header word: HREAL_WORD + jb */
   hreal *top;      /* the panel's diagonal rows, jb x jb: row cc is column cc's pivot row */
-  hreal *rec;      /* flat column: two pivot records (HLU_REC_WORDS), else NULL */
-  uint64_t *in;    /* two-level column: the M counts of exchange()'s round, else NULL */
+  hreal *rec;      /* two pivot records (HLU_REC_WORDS): mine, and the exchange's workspace */
   int64_t *ipiv, *info;
 } panel_t;
 
@@ -86,10 +85,10 @@ static void rec_combine(void *inout, const void *in, void *arg) {
   }
 }
 
-/* Steps 1 and 2 above in one collective: on the column's board (ctx->pboard) each rank posts its
- * record in one of its two slots, alternating, and reads the others' in place (a slot is written
- * again two exchanges later, by when every reader has long said it is done, so the claim does not
- * wait); else the binary exchange. Collective over the column. */
+/* Step 1 above: on the column's board (ctx->pboard) each rank posts its record in one of its two
+ * slots, alternating, and reads the others' in place (a slot is written again two exchanges later,
+ * by when every reader has long said it is done, so the claim does not wait); else the binary
+ * exchange, on one level or two. Collective over the column. */
 static int pivot_exchange(panel_t *p, int64_t gcol, int64_t cc, hbsp_dloc *piv) {
   hlu_ctx *c = p->c;
   const int M = c->M, me = c->myrow, nb = c->nb;
@@ -121,9 +120,9 @@ static int pivot_exchange(panel_t *p, int64_t gcol, int64_t cc, hbsp_dloc *piv) 
       if (q == p->pr) old = d;
     }
   } else {
-    HLA_CALL(hbsp_coll_allreduce_rec(c->collv.env, mine, p->rec + HLU_REC_WORDS(jb),
-                                     (size_t)HLU_REC_WORDS(jb) * sizeof(hreal), rec_combine,
-                                     (void *)&jb));
+    HLA_CALL(hlu_allreduce_rec(&c->collv, mine, p->rec + HLU_REC_WORDS(jb),
+                               (size_t)HLU_REC_WORDS(jb) * sizeof(hreal), rec_combine, (void *)&jb,
+                               c->howp));
   }
   *piv = rec_dloc(win);
   memcpy(p->prow, win + HLU_REC_HDR, (size_t)jb * sizeof(hreal));
@@ -142,51 +141,6 @@ static int pivot_exchange(panel_t *p, int64_t gcol, int64_t cc, hbsp_dloc *piv) 
   return HLA_OK;
 }
 
-/* Step 2 above for column gcol with pivot row r. Collective over the column. */
-static int exchange(panel_t *p, int64_t gcol, int64_t r) {
-  hlu_ctx *c = p->c;
-  hbsp_env col = c->collv.env;
-  int nb = c->nb, M = c->M, me = c->myrow, owner_r = hmat_idx_owner(r, nb, M);
-  int64_t lld = c->lld, jb = p->jb;
-  size_t bytes = (size_t)(HREAL_WORD + jb) * sizeof(hreal);
-  if (me == owner_r) { /* kind 0: the pivot row, to everyone */
-    int64_t kind = 0, lr = hmat_idx_g2l(r, nb, M);
-    memcpy(p->msg, &kind, sizeof kind);
-    for (int64_t j = 0; j < jb; j++) p->msg[HREAL_WORD + j] = p->p0[lr + j * lld];
-    for (int q = 0; q < M; q++) HLA_CALL(hbsp_send(col, q, NULL, p->msg, bytes));
-  }
-  if (me == p->pr && r != gcol) { /* kind 1: the old diagonal row, to the pivot row's place */
-    int64_t kind = 1, lg = hmat_idx_g2l(gcol, nb, M);
-    memcpy(p->msg, &kind, sizeof kind);
-    for (int64_t j = 0; j < jb; j++) p->msg[HREAL_WORD + j] = p->p0[lg + j * lld];
-    HLA_CALL(hbsp_send(col, owner_r, NULL, p->msg, bytes));
-  }
-  /* Everyone knows r, so the round needs no count exchange: the pivot row from its owner, and to
-   * that owner the old diagonal row from pr. */
-  for (int q = 0; q < M; q++) p->in[q] = 0;
-  if (owner_r != me) p->in[owner_r] = hbsp_sync_msg_bytes(col, bytes);
-  if (me == owner_r && r != gcol && p->pr != me) p->in[p->pr] = hbsp_sync_msg_bytes(col, bytes);
-  size_t nmsg, got;
-  HLA_CALL(hbsp_sync_known(col, p->in));
-  HLA_CALL(hbsp_qsize(col, &nmsg, NULL));
-  for (size_t q = 0; q < nmsg; q++) {
-    int64_t kind;
-    HLA_CALL(hbsp_move(col, NULL, p->msg, bytes, &got));
-    memcpy(&kind, p->msg, sizeof kind);
-    if (kind == 0) {
-      memcpy(p->prow, p->msg + HREAL_WORD, (size_t)jb * sizeof(hreal));
-    } else {
-      int64_t lr = hmat_idx_g2l(r, nb, M);
-      for (int64_t j = 0; j < jb; j++) p->p0[lr + j * lld] = p->msg[HREAL_WORD + j];
-    }
-  }
-  if (me == p->pr) {
-    int64_t lg = hmat_idx_g2l(gcol, nb, M);
-    for (int64_t j = 0; j < jb; j++) p->p0[lg + j * lld] = p->prow[j];
-  }
-  return HLA_OK;
-}
-
 /* Columns [c0, c0 + w) of the panel (relative), one at a time. */
 static int leaf(panel_t *p, int64_t c0, int64_t w) {
   hlu_ctx *c = p->c;
@@ -194,14 +148,8 @@ static int leaf(panel_t *p, int64_t c0, int64_t w) {
   for (int64_t cc = c0; cc < c0 + w; cc++) {
     int64_t gcol = p->j0 + cc;
     hbsp_dloc piv;
-    if (p->rec) {
-      HLA_CALL(pivot_exchange(p, gcol, cc, &piv));
-      p->ipiv[gcol] = piv.index;
-    } else {
-      HLA_CALL(hlu_pivot(c, gcol, p->jl0 + cc, &piv));
-      p->ipiv[gcol] = piv.index;
-      HLA_CALL(exchange(p, gcol, piv.index));
-    }
+    HLA_CALL(pivot_exchange(p, gcol, cc, &piv));
+    p->ipiv[gcol] = piv.index;
     for (int64_t j = 0; j < p->jb; j++) p->top[cc + j * p->jb] = p->prow[j];
     int64_t lr = hmat_numroc(gcol + 1, c->nb, c->myrow, c->M); /* my rows below the diagonal */
     int64_t m = c->mloc - lr;
@@ -252,21 +200,18 @@ int hlu_panel(hlu_ctx *c, int64_t j0, int jb, int64_t *ipiv, int64_t *info) {
     if (inf >= 0) *info = j0 + inf;
     return HLA_OK;
   }
-  hreal *pb = c->pbuf;
-  const int flat = c->collv.local == NULL; /* one collective per column (fused) */
-  panel_t p = {c,
-               j0,
-               jl0,
-               jb,
-               hmat_idx_owner(j0, c->nb, c->M),
-               p0,
-               pb,
-               pb + jb,
-               pb + 2 * jb + HREAL_WORD,
-               flat ? pb + 3 * ((int64_t)c->nb + HREAL_WORD) + (int64_t)c->nb * c->nb
-                    : NULL, /* after top */
-               flat ? NULL : (uint64_t *)(c->swork + 2 * c->nb),
-               ipiv,
-               info};
+  /* ctx->pbuf (HLU_PBUF_WORDS): the pivot row, the diagonal rows, then the records on a word */
+  const int64_t nb = c->nb, at = (nb + nb * nb + HREAL_WORD - 1) / HREAL_WORD * HREAL_WORD;
+  panel_t p = {.c = c,
+               .j0 = j0,
+               .jl0 = jl0,
+               .jb = jb,
+               .pr = hmat_idx_owner(j0, nb, c->M),
+               .p0 = p0,
+               .prow = c->pbuf,
+               .top = c->pbuf + nb,
+               .rec = c->pbuf + at,
+               .ipiv = ipiv,
+               .info = info};
   return rec(&p, 0, jb, c->plan.panel == HLA_PANEL_COLUMNS ? jb : PANEL_LEAF);
 }

@@ -1,10 +1,12 @@
-/* hla — pivot search of the LU: the largest |a_ij| below the diagonal of one column, over the
- * process column that owns it, with the location as a global row.
+/* hla — pivot search of the LU: my candidate for the largest |a_ij| below the diagonal of one
+ * column, with the location as a global row; the panel combines the process column's candidates
+ * (panel.c).
  *
  * Ties go to the lowest global row at both steps: locally hkern_idamax keeps the first maximum,
- * and my local rows are in increasing global order; across ranks HBSP_MAXABSLOC keeps the lowest
- * index. So the pivots depend neither on the grid nor on the block size, and equal those of
- * LAPACK's dgetrf (whose idamax also takes the first maximum) wherever the values agree.
+ * and my local rows are in increasing global order; across ranks hbsp_dloc_wins (HBSP_MAXABSLOC's
+ * rule) keeps the lowest index. So the pivots depend neither on the grid nor on the block size, and
+ * equal those of LAPACK's dgetrf (whose idamax also takes the first maximum) wherever the values
+ * agree.
  *
  * In the simulation's model mode (HLA_SIM=model, kernels/sim.c) the entries are meaningless, so
  * each candidate row gets a value from a hash of (row, column) in [1, 2) instead: the pivots fall
@@ -44,9 +46,4 @@ int64_t hlu_pivot_local(const hlu_ctx *ctx, int64_t j, int64_t jl, hbsp_dloc *pi
   piv->value = 0.0;
   piv->index = INT64_MAX;
   return -1;
-}
-
-int hlu_pivot(hlu_ctx *ctx, int64_t j, int64_t jl, hbsp_dloc *piv) {
-  hlu_pivot_local(ctx, j, jl, piv);
-  return hlu_maxloc(&ctx->collv, piv, ctx->howp);
 }

@@ -7,8 +7,8 @@
  * network the model knows, routed: a message's latency a step and the link's own rate, as the
  * panel's column alone sends; on one
  * node, up to HLU_PANEL_FUSE_MAX process rows with the library's collectives, the records on the
- * column's board: no latency), on a two-level column a max-with-location (allreduce) and a
- * pivot-row round of the column (hbsp_sync_known), and the flops (with those of the recursion's U12
+ * column's board: no latency), on a two-level column the same records node first, then among the
+ * nodes' leaders (routed), then back in the node, and the flops (with those of the recursion's U12
  * blocks, which every rank solves); L       bcast(row, (jb + 1 + R jb) 8) (two levels by node in
  * the hierarchical variant; the L and U broadcasts' algorithm by their size, big_alg); swaps right
  * of the panel: M = 1 local copies of 2 jb rows; M > 1 one round of messages of the column
@@ -118,34 +118,32 @@ static double lu_panel(const hp_ctx *x, const hp_lu *c, hp_env col, double R, do
   double t = fl / rate;
   if (c->M > 1) {
     int hier = c->alg == HLA_LU_HIER;
-    /* per column on a flat column: every rank's record (candidate and diagonal row, 2 jb + 3
-     * words) on the column's board where the column lies on one node (up to HLU_PANEL_FUSE_MAX
-     * process rows, the library's collectives; no message), else the binary exchange (latency
-     * as a small allreduce, log2 M records each way); on a two-level column a max-with-location
-     * and a superstep trading the rows */
-    const double recw = 2 * jb + 3;
-    const int flat = !hier || col.spans <= 1 || col.per_node <= 1;
-    const int pboard = flat && c->M <= HLU_PANEL_FUSE_MAX && col.spans <= 1 &&
+    /* per column every rank's record (candidate and diagonal row, 2 jb + 3 words): on a flat
+     * column on the column's board where the column lies on one node (up to HLU_PANEL_FUSE_MAX
+     * process rows, the library's collectives; no message), else the binary exchange (latency as
+     * a small allreduce, log2 M records each way); on a two-level column the exchange in the node,
+     * among the nodes' leaders and the leader's broadcast in the node (hlu_allreduce_rec) */
+    const double rb = 8 * (2 * jb + 3);
+    const hp_env one = hp_env_family(col, 0, 1, 0, 1); /* the panel's column alone */
+    hp_env in, lead;
+    const int two = hier && hp_node_levels(x, one, &in, &lead);
+    const int pboard = !two && c->M <= HLU_PANEL_FUSE_MAX && col.spans <= 1 &&
                        c->bcast_alg == HBSP_AUTO && !x->m->no_board;
     const double beta = col.spans > 1 ? x->inter.beta : x->intra.beta;
-    const hp_env one = hp_env_family(col, 0, 1, 0, 1); /* the panel's column alone */
     /* on a network the model knows, the column's records go over links that nobody else uses
      * meanwhile (the probe's beta has every rank of a node sending), a message's latency a step */
-    const double tx = flat && !pboard ? hp_torus_exchange(x, one, 8 * recw) : -1.0;
-    /* two levels: the winner's row to the column's others, routed where the network is known */
-    const double tr = flat ? -1.0 : hp_torus_trade(x, one, 8 * (jb + 1));
-    /* ... and its max-with-location: in the node, among the nodes' leaders (routed, as the flat
-     * column's exchange; the fitted small allreduce put 32 x 32 by node at 1.30 x on the fat
-     * tree), back in the node */
-    hp_env in, lead;
-    const double lx =
-        !flat && hp_node_levels(x, one, &in, &lead) ? hp_torus_exchange(x, lead, 16.0) : -1.0;
-    const double mx =
-        lx >= 0 ? lx + 2 * hp_lg2c(in.p) * x->intra.alpha : hp_allreduce_small(x, col, hier);
-    double percol = pboard    ? c->M * recw * x->gw_node
-                    : tx >= 0 ? tx
-                    : flat    ? hp_allreduce_small(x, col, 0) + hp_lg2c(c->M) * 8 * recw * beta
-                              : mx + (tr >= 0 ? tr : hp_sync_known(x, col, c->M * (jb + 1)));
+    const double tx = pboard ? -1.0 : hp_torus_exchange(x, two ? lead : one, rb);
+    const double node = hp_lg2c(two ? in.p : 1) * (x->intra.alpha + rb * x->intra.beta);
+    double percol;
+    if (pboard)
+      percol = c->M * rb / 8 * x->gw_node;
+    else if (tx >= 0)
+      percol = tx + 2 * node;
+    else if (two) /* the fitted small allreduce on two levels, and the records' bytes */
+      percol = hp_allreduce_small(x, col, 1) +
+               (2 * hp_lg2c(in.p) * x->intra.beta + hp_lg2c(lead.p) * beta) * rb;
+    else
+      percol = hp_allreduce_small(x, col, 0) + hp_lg2c(c->M) * rb * beta;
     double leafmem = hp_pack_t(x, 8.0 * R * 8); /* the BLAS-2 leaf updates, memory bound */
     /* the recursion's U12 blocks, about jb^3 / 6 flops: every rank solves them from the pivot
      * rows it has (panel.c) */
