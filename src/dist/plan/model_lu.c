@@ -52,10 +52,14 @@
 /* ---------------------------------------------------------------- LU and solve */
 
 /* One hop of the L panels' ring (factor.c), on average: the whole message over each of the row's
- * N - 1 hops (a chain of one segment, routed where the network is known), over N - 1. */
+ * N - 1 hops (a chain of one segment, routed where the network is known), over N - 1. Not
+ * calibrated as the library's chain (kappa): a hop is one message, stored and forwarded, not a
+ * chain of segments handed on. (With the chain's kappa, 1.5 on the simulated fat tree, its LUs in
+ * panels of 32 on rows of 256-4,096 ranks came out at 1.10-1.14 x, and the planner's pick at 4,096
+ * ranks at 1.11 x the fastest simulated.) */
 static double ring_hop(const hp_ctx *x, hp_env e, double bytes) {
   if (e.p <= 1 || bytes <= 0) return 0.0;
-  return x->kappa[HBSP_PIPELINE] * hp_bcast_seg(x, e, HBSP_PIPELINE, bytes, bytes) / (e.p - 1);
+  return hp_bcast_seg(x, e, HBSP_PIPELINE, bytes, bytes) / (e.p - 1);
 }
 
 /* The L panels' ring as the process columns see it: a hop inside a node (in), the hop to the next
