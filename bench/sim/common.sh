@@ -139,16 +139,27 @@ sim_run() {
   # 128 s), the same simulated time to the last digit.
   local pre=${SIM_MALLOC:-/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4}
   [ -f "$pre" ] || pre=
-  (echo $BASHPID > "$dir/pid"
-  LD_PRELOAD=$pre${LD_PRELOAD:+:$LD_PRELOAD} HLA_SIM=model HLA_PLAN=off exec smpirun -np "$P" -platform "$dir/plat.xml" -hostfile "$dir/plat.hosts" \
-    --cfg=smpi/host-speed:${plat_speed}Gf --cfg=smpi/simulate-computation:no \
-    --cfg=smpi/shared-malloc:global --cfg=smpi/shared-malloc-blocksize:67108864 \
-    --cfg=smpi/allgather:mpich --cfg=smpi/allreduce:redbcast --cfg=smpi/reduce:binomial \
-    --cfg=smpi/gather:ompi_binomial --cfg=smpi/barrier:ompi_tree --cfg=smpi/privatization:no \
-    --cfg=smpi/test:1e-6 --cfg=smpi/grow-injected-times:no \
-    --log=smpi_colls.thres:warning $plat_cfg ${SIM_CFG:-} "$@") 2>&1 |
-    grep --line-buffered -vE '^\[|^$' || true # a run stopped early keeps the points it finished
+  {
+    (echo $BASHPID > "$dir/pid"
+    LD_PRELOAD=$pre${LD_PRELOAD:+:$LD_PRELOAD} HLA_SIM=model HLA_PLAN=off exec smpirun -np "$P" -platform "$dir/plat.xml" -hostfile "$dir/plat.hosts" \
+      --cfg=smpi/host-speed:${plat_speed}Gf --cfg=smpi/simulate-computation:no \
+      --cfg=smpi/shared-malloc:global --cfg=smpi/shared-malloc-blocksize:67108864 \
+      --cfg=smpi/allgather:mpich --cfg=smpi/allreduce:redbcast --cfg=smpi/reduce:binomial \
+      --cfg=smpi/gather:ompi_binomial --cfg=smpi/barrier:ompi_tree --cfg=smpi/privatization:no \
+      --cfg=smpi/test:1e-6 --cfg=smpi/grow-injected-times:no \
+      --log=smpi_colls.thres:warning $plat_cfg ${SIM_CFG:-} "$@")
+    echo $? > "$dir/rc"
+  } 2>&1 | grep --line-buffered -vE '^\[|^$' || true # a run stopped early keeps the points it finished
   kill $sampler 2> /dev/null || true # gone already if it stopped the run
-  if [ -f "$dir/stopped" ]; then cat "$dir/stopped"; fi
+  local rc
+  rc=$(cat "$dir/rc" 2> /dev/null || echo 1)
+  if [ -f "$dir/stopped" ]; then
+    cat "$dir/stopped"
+    rc=0
+  elif [ "$rc" != 0 ]; then
+    echo "# the simulator failed (exit $rc): the points above are all it finished"
+  fi
+  # memory_used_mib is the whole machine's: a run beside another counts what both take, or less
   echo "{\"bench\":\"$(basename "$1")_simulator\",\"P\":$P,\"wall_seconds\":$(($(date +%s) - start)),\"memory_used_mib\":$(((before - $(sort -n "$dir/mem" | head -1)) / 1024))}"
+  return "$rc"
 }
