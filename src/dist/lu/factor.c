@@ -3,8 +3,9 @@
  *
  * Block step k (columns [j0, j0 + jb), j0 = k nb; pc = k mod N owns them, pr = k mod M owns rows
  * [j0, j0 + jb)):
- *   a. panel: the process column pc factors the panel (panel.c), pivots by max-with-location
- *      over the column (pivot.c); skipped when look-ahead already did it in step k-1;
+ *   a. panel: the process column pc factors the panel (panel.c), each pivot and its row by one
+ *      record exchange over the column (pivot.c: my candidate); skipped when look-ahead already
+ *      did it in step k-1;
  *   b. L: the panel (my rows >= j0) with the pivots and the zero-pivot flag goes along every
  *      process row from pc: with look-ahead on a flat row early (see e.), on the row's board, from
  *      pc to each or round a ring; else by a one- or two-level broadcast (bcast.c);
@@ -50,8 +51,8 @@
  *   update 2 R jb C flops.
  * Summed over n / nb steps: 2 n^3 / (3 P) flops + O(n^2 (1/M + 1/N)) words + O(n) l_c + O(n/nb)
  * l_r; f. adds <= n^2 / (2 P) words and n / (nb N) l_c. Two levels replace each broadcast and
- * max-with-location by its two-level form (bcast.c): per step about one message per group (node)
- * crosses the top level instead of log2 of the ranks.
+ * the pivots' record exchange by its two-level form (bcast.c): the traffic that crosses the top
+ * level goes among one rank per group (node).
  *
  */
 #include <limits.h>

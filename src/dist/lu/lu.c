@@ -14,7 +14,7 @@
  * requests run depth 1); -1 turns it off. panel      HLA_PANEL_RECURSIVE (M = 1: the node kernel's
  * recursive LU; M > 1: distributed recursive); HLA_PANEL_COLUMNS runs the distributed
  * column-by-column panel. swap       HLA_SWAP_ROWS (HLA_SWAP_SPREAD may be requested, on any
- * process column). bcast      opts->bcast for every broadcast and max-with-location (Hasanov groups
+ * process column). bcast      opts->bcast for every broadcast (Hasanov groups
  * are used only where they divide the environment); HBSP_AUTO: with look-ahead on a flat process
  * row of more than HLU_BOARD_MIN ranks that lies on one node the L panels are posted on the row's
  * board; else they leave early by messages, from the root to each on rows of up to

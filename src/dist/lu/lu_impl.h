@@ -8,8 +8,8 @@
  * Two levels: a process row or column environment is cut into groups (by default the ranks that
  * share a node; or consecutive blocks of process rows/columns when opts->groups_row/col ask for
  * them). A two-level broadcast sends once to each group across groups and then inside each group;
- * a two-level max-with-location reduces inside the groups first, then across them. With one group,
- * or with groups of one rank each, the level is flat and the plain collective runs.
+ * a two-level record exchange (the pivot search) runs inside the groups first, then across them.
+ * With one group, or with groups of one rank each, the level is flat and the plain collective runs.
  */
 #ifndef HLA_DIST_LU_IMPL_H
 #define HLA_DIST_LU_IMPL_H
