@@ -40,7 +40,7 @@ static void sim_ctx(hp_ctx *x, hplan_machine *m, const char *file, int P, int no
 }
 
 static void test_torus_steps(void) {
-  double work[16 * (2 * 2 + 1)] = {0}; /* hp_torus_work: links, then the nodes' memories */
+  double work[2 * 16 * (2 * 2 + 1)] = {0}; /* hp_torus_work: links, the nodes' memories, twice */
   hp_tstep s;
   /* the world's root to all at once: nodes (1, y) and (2, y) go up x (2 is half way: upward, as
    * SimGrid), 32 messages on the link out of node 0; the farthest is (2, 2), 4 hops */
@@ -51,7 +51,7 @@ static void test_torus_steps(void) {
   CU_ASSERT_EQUAL(s.load, 32);
   CU_ASSERT_EQUAL(s.hops, 4);
   CU_ASSERT_EQUAL(s.mem, 63); /* node 0's memory: all of them, its own 3 and the 60 out */
-  CU_ASSERT_EQUAL(hp_torus_work(&t44), 80);
+  CU_ASSERT_EQUAL(hp_torus_work(&t44), 160);
   CU_ASSERT(zeros(work, 80));
   /* every column of an 8 x 8 grid at once (8 ranks, stride 8): columns 0-3 on nodes (0|2, y),
    * 4-7 on (1|3, y); both halves' roots send up x across the link from (1, 0) to (2, 0) */
@@ -698,6 +698,115 @@ static void test_calibration_unrouted(void) {
   CU_ASSERT(x.net.ports == 1 && x.mm_cal == 1.0 && x.lu_cal == 1.0);
 }
 
+/* test_volume's reference: the message a -> b (nodes) routed hop by hop on t, a coordinate at a
+ * time, adding `add` to each link it crosses (load[(node nd + d) 2 + dir], dir 0 out of a node
+ * upward, 1 into a node downward) and to the two nodes' memories (load[links + node]). */
+static void ref_message(const hp_torus *t, int a, int b, double add, double *load) {
+  const int links = 2 * t->nd * t->nodes;
+  load[links + a] += add;
+  if (a == b) return;
+  load[links + b] += add;
+  if (t->ports) {
+    load[2 * a] += add, load[2 * b + 1] += add;
+    return;
+  }
+  int c[HPLAN_TORUS_DIMS], to[HPLAN_TORUS_DIMS], prod[HPLAN_TORUS_DIMS];
+  for (int d = 0, q = a, r = b, pr = 1; d < t->nd; pr *= t->dim[d], d++)
+    c[d] = q % t->dim[d], to[d] = r % t->dim[d], q /= t->dim[d], r /= t->dim[d], prod[d] = pr;
+  for (int d = 0; d < t->nd; d++) {
+    const int n = t->dim[d], fwd = (to[d] - c[d] + n) % n;
+    /* upward when at most half way round that way, but not round past n - 1 from the lower half
+     * (SimGrid's rule: half way round from n / 2 to 0 goes down) */
+    const int up = fwd <= n / 2 && (to[d] > c[d] || c[d] > n / 2);
+    while (c[d] != to[d]) {
+      int node = 0;
+      for (int k = 0; k < t->nd; k++) node += c[k] * prod[k];
+      if (up) {
+        load[(node * t->nd + d) * 2] += add;
+        c[d] = (c[d] + 1) % n;
+      } else {
+        c[d] = (c[d] + n - 1) % n;
+        load[((node - (c[d] == n - 1 ? -(n - 1) : 1) * prod[d]) * t->nd + d) * 2 + 1] += add;
+      }
+    }
+  }
+}
+
+/* hp_torus_volume, which counts a route as one range of links per dimension and merges the
+ * messages of translates on the same nodes, against every message routed hop by hop: random
+ * families (strides of whole nodes and not, translates in one or two directions, roots anywhere)
+ * of all four kinds of step, one to four environments at once with bytes whole and not, on tori
+ * of even and odd rings and on ports, the links' and the memories' largest loads. Out of range:
+ * HLA_ERR_DIM; the work space zeros again either way. */
+static void test_volume(void) {
+  static const hp_torus nets[] = {{2, {4, 4}, 16, 0, 0, 0, 0, 0, 0},
+                                  {3, {5, 3, 2}, 30, 0, 0, 0, 0, 0, 0},
+                                  {1, {7}, 7, 0, 0, 0, 0, 0, 0},
+                                  {3, {4, 2, 8}, 64, 0, 0, 0, 0, 0, 0},
+                                  {1, {12}, 12, 0, 0, 1, 4, 0, 0}};
+  static const int kinds[] = {HP_STEP_FLAT_ALL, HP_STEP_TREE, HP_STEP_CHAIN, HP_STEP_RING};
+  unsigned seed = 12345;
+#define RND(n) ((int)((seed = seed * 1103515245u + 12345u) >> 16) % (n))
+  int checked = 0;
+  for (size_t in = 0; in < sizeof nets / sizeof nets[0]; in++) {
+    const hp_torus *t = &nets[in];
+    const size_t nw = hp_torus_work(t), links = 2 * (size_t)t->nd * t->nodes;
+    double *work = calloc(nw, sizeof *work), *ref = calloc(nw, sizeof *ref);
+    CU_ASSERT_FATAL(work && ref);
+    for (int trial = 0; trial < 400; trial++) {
+      const int rpn = 1 + RND(4), kind = kinds[RND(4)], n = 1 + RND(4), ranks = t->nodes * rpn;
+      hp_env e[4];
+      double bytes[4];
+      memset(ref, 0, nw * sizeof *ref);
+      for (int i = 0; i < n; i++) {
+        /* p ranks at stride apart (a whole node or not), n1 x n2 translates, inside the torus */
+        const int p = 2 + RND(9), stride = RND(2) ? rpn * (1 + RND(3)) : 1 + RND(5);
+        const int f1 = 1 + RND(3), n1 = 1 + RND(4), f2 = RND(2) ? 1 : stride * p, n2 = 1 + RND(3);
+        e[i] = env(p, RND(5), stride, f1, n1);
+        e[i].f2 = f2, e[i].n2 = n2, e[i].root = RND(p);
+        bytes[i] = RND(2) ? 8.0 * (1 + RND(1000)) : 1.0 / 3 + RND(7);
+        while (e[i].start + (e[i].p - 1) * stride + (e[i].n1 - 1) * f1 + (e[i].n2 - 1) * f2 >=
+               ranks)
+          e[i].n1 > 1 ? e[i].n1-- : e[i].n2 > 1 ? e[i].n2-- : e[i].p--; /* into the torus */
+        if (e[i].root >= e[i].p) e[i].root = 0;
+        int top = 1;
+        while (top < e[i].p) top <<= 1;
+        for (int dist = kind == HP_STEP_TREE ? top / 2 : 1; dist > 0; dist /= 2)
+          for (int a = 0; a < e[i].n1; a++)
+            for (int b = 0; b < e[i].n2; b++)
+              for (int k = 0; k < e[i].p; k++) { /* message k of the step, relative ranks */
+                int s = k, d = k + 1;
+                if (kind == HP_STEP_TREE) s = 2 * dist * k, d = s + dist;
+                if (kind == HP_STEP_FLAT_ALL) s = 0;
+                if (kind == HP_STEP_RING) d %= e[i].p;
+                if (e[i].p < 2 || d >= e[i].p || s >= e[i].p) continue;
+                const int base = e[i].start + a * e[i].f1 + b * e[i].f2;
+                const int rs = base + (s + e[i].root) % e[i].p * stride,
+                          rd = base + (d + e[i].root) % e[i].p * stride;
+                ref_message(t, rs / rpn, rd / rpn, bytes[i], ref);
+              }
+      }
+      double most, mem, want_most = 0, want_mem = 0;
+      for (size_t l = 0; l < links; l++) want_most = fmax(want_most, ref[l]);
+      for (size_t l = links; l < links + (size_t)t->nodes; l++) want_mem = fmax(want_mem, ref[l]);
+      CU_ASSERT_EQUAL(hp_torus_volume(t, rpn, e, bytes, n, kind, work, &most, &mem), HLA_OK);
+      CU_ASSERT_DOUBLE_EQUAL(most, want_most, 1e-9 * want_most);
+      CU_ASSERT_DOUBLE_EQUAL(mem, want_mem, 1e-9 * want_mem);
+      CU_ASSERT(zeros(work, (int)nw));
+      checked += want_most > 0;
+    }
+    /* a family past the last node */
+    hp_env far = env(4, t->nodes * 4 - 2, 1, 0, 1);
+    double one = 1, most, mem;
+    CU_ASSERT_EQUAL(hp_torus_volume(t, 4, &far, &one, 1, HP_STEP_RING, work, &most, &mem),
+                    HLA_ERR_DIM);
+    CU_ASSERT(zeros(work, (int)nw));
+    free(work), free(ref);
+  }
+  CU_ASSERT(checked > 1500); /* most trials crossed links */
+#undef RND
+}
+
 /* The planner's memo (plan_impl.h: hp_memo) answers as routing anew: every configuration below
  * gives the same seconds to the last bit with one memo shared by all of them, in two orders, as
  * without (a key that left out the root, the step's distance or the families' translates would
@@ -768,5 +877,5 @@ void hla_test_register(void) {
            test_node_memory, test_mm_node_memory, test_trade, test_leaves, test_layers_share,
            test_pieces_spread, test_stream_depth, test_tie_less_comm, test_lu_fat_tree,
            test_lu_long_rows, test_lu_tall_torus, test_calibration_unrouted, test_memo,
-           test_exchange_hops);
+           test_exchange_hops, test_volume);
 }

@@ -135,7 +135,7 @@ typedef struct hp_memo {
   hp_step_memo step[HP_STEP_MEMO]; /* direct-mapped by (e, kind, dist) */
 } hp_memo;
 /* Doubles of the work space of hp_torus_step and hp_torus_volume on t: a load per link and
- * direction, and one per node's memory. */
+ * direction and one per node's memory, then as many more for hp_torus_volume. */
 size_t hp_torus_work(const hp_torus *t);
 /* The step's messages routed on t (ranks rpn per node, nodes in t's order) with dimension-ordered
  * shortest routes, as SimGrid's TORUS and BG/P's deterministic routing. work: hp_torus_work(t)

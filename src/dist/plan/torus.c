@@ -95,12 +95,19 @@ static int fits(const hp_torus *t, int rpn, hp_env e) {
 /* The messages of one step over e's family, one at a time (msg_next): a cursor. */
 typedef struct {
   hp_env e;
-  int rpn, kind, dist, a, b, i;
+  int rpn, shift, kind, dist, a, b, i; /* shift: log2 rpn where rpn is a power of 2, else -1 */
 } msg_iter;
 
 static msg_iter msg_start(hp_env e, int rpn, int kind, int dist) {
-  msg_iter it = {e, rpn, kind, dist, 0, 0, 0};
+  int shift = 0;
+  while ((1 << shift) < rpn) shift++;
+  msg_iter it = {e, rpn, (1 << shift) == rpn ? shift : -1, kind, dist, 0, 0, 0};
   return it;
+}
+
+/* The node of rank r (a division is most of a message's cost). */
+static inline int node_of(const msg_iter *it, int r) {
+  return it->shift >= 0 ? r >> it->shift : r / it->rpn;
 }
 
 /* The nodes *ns -> *nd of the next message; 0 when there is none left. */
@@ -108,9 +115,10 @@ static int msg_next(msg_iter *it, int *ns, int *nd) {
   const hp_env *e = &it->e;
   for (int s, d; it->a < e->n1;) {
     if (step_msg(it->kind, it->dist, e->p, it->i++, &s, &d)) {
-      int base = e->start + it->a * e->f1 + it->b * e->f2, r = e->root;
-      *ns = (base + (s + r) % e->p * e->stride) / it->rpn;
-      *nd = (base + (d + r) % e->p * e->stride) / it->rpn;
+      const int base = e->start + it->a * e->f1 + it->b * e->f2;
+      s += e->root, d += e->root; /* s, d and the root are below p */
+      *ns = node_of(it, base + (s < e->p ? s : s - e->p) * e->stride);
+      *nd = node_of(it, base + (d < e->p ? d : d - e->p) * e->stride);
       return 1;
     }
     it->i = 0;
@@ -120,7 +128,7 @@ static int msg_next(msg_iter *it, int *ns, int *nd) {
 }
 
 size_t hp_torus_work(const hp_torus *t) {
-  return (size_t)t->nodes * (2 * (size_t)t->nd + 1);
+  return 2 * (size_t)t->nodes * (2 * (size_t)t->nd + 1);
 }
 
 /* The message ns -> nd through the nodes' memories (after the links in work): a message within a
@@ -160,12 +168,108 @@ int hp_torus_step(const hp_torus *t, int rpn, hp_env e, int kind, int dist, doub
   return HLA_OK;
 }
 
+/* The route from node a to node b as ranges of links, one per dimension it crosses: `add` at the
+ * first link of each range, -add just past its end, so that summing along each ring (rings_sum)
+ * gives every link's load. The links and turns are route's; xyz[node nd + d]: the coordinates. */
+static void route_ranges(const hp_torus *t, const double *xyz, int a, int b, double *diff,
+                         double add) {
+  int cur = a, prod = 1;
+  for (int d = 0; d < t->nd; prod *= t->dim[d], d++) {
+    const int n = t->dim[d], my = (int)xyz[(size_t)a * t->nd + d],
+              to = (int)xyz[(size_t)b * t->nd + d];
+    if (to == my) continue;
+    /* route's rule without its divisions: my + n / 2 < 2 n, and my + n / 2 >= n where my > n / 2 */
+    const int up = (to > my && to <= my + n / 2) || (my > n / 2 && my + n / 2 - n >= to);
+    const int steps = up ? (to > my ? to - my : to - my + n) : (my > to ? my - to : my - to + n);
+    /* up: channel 0 of positions my, my + 1, ...; down: channel 1 of my - 1, my - 2, ... */
+    const int lo = up ? my : my >= steps ? my - steps : my - steps + n, hi = lo + steps;
+    const size_t next = (size_t)prod * t->nd * 2; /* a ring's next link */
+    double *ring = diff + ((size_t)(cur - my * prod) * t->nd + d) * 2 + (up ? 0 : 1);
+    ring[lo * next] += add;
+    if (hi < n) {
+      ring[hi * next] -= add;
+    } else if (hi > n) { /* round past the ring's last position */
+      ring[0] += add;
+      ring[(hi - n) * next] -= add;
+    }
+    cur += (to - my) * prod;
+  }
+}
+
+/* route_ranges' marks summed along every ring, from position 0: each link's load. */
+static void rings_sum(const hp_torus *t, double *diff) {
+  for (int d = 0, prod = 1; d < t->nd; prod *= t->dim[d], d++)
+    for (int s = 0; s < t->nodes; s++) {
+      if (s / prod % t->dim[d]) continue; /* not a ring's first node */
+      for (int dir = 0; dir < 2; dir++) {
+        double run = 0;
+        for (int pos = 0; pos < t->dim[d]; pos++) {
+          double *c = diff + ((size_t)(s + pos * prod) * t->nd + d) * 2 + dir;
+          run += *c, *c = run;
+        }
+      }
+    }
+}
+
+/* Adds the bytes of one step of e's family (every translate's messages) to the loads in work,
+ * as hp_torus_volume. Two shortcuts keep the sums: consecutive translates whose ranks sit on the
+ * same nodes (a stride of whole nodes, and the same first node) route alike and go once with their
+ * count, and so do consecutive messages between the same two nodes. */
+static void volume_step(const hp_torus *t, const double *xyz, int rpn, hp_env e, int kind, int dist,
+                        double bytes, double *work) {
+  const size_t links = (size_t)t->nodes * 2 * (size_t)t->nd;
+  if (e.n2 == 1) e.n2 = e.n1, e.f2 = e.f1, e.n1 = 1, e.f1 = 0; /* translates inner */
+  msg_iter it = msg_start(e, rpn, kind, dist);
+  const int whole = e.stride % rpn == 0;
+  for (int a = 0; a < e.n1; a++)
+    for (int b = 0, w; b < e.n2; b += w) {
+      const int base = e.start + a * e.f1 + b * e.f2;
+      w = 1;
+      while (whole && b + w < e.n2 && node_of(&it, base + w * e.f2) == node_of(&it, base)) w++;
+      int last_s = -1, last_d = -1, run = 0;
+      for (int i = 0, s, d, stop = 0; !stop; i++) {
+        int ns = -1, nd = -1;
+        if (step_msg(kind, dist, e.p, i, &s, &d)) {
+          s += e.root, d += e.root; /* s, d and the root are below p */
+          ns = node_of(&it, base + (s < e.p ? s : s - e.p) * e.stride);
+          nd = node_of(&it, base + (d < e.p ? d : d - e.p) * e.stride);
+          if (ns == last_s && nd == last_d) {
+            run++;
+            continue;
+          }
+        } else {
+          stop = 1;
+        }
+        if (run > 0) { /* the run before: run messages last_s -> last_d, w times */
+          const double add = bytes * run * w;
+          work[links + last_s] += add; /* the nodes' memories */
+          if (last_d != last_s) {
+            work[links + last_d] += add;
+            if (t->ports) /* a's port out, b's port in */
+              work[2 * last_s] += add, work[2 * last_d + 1] += add;
+            else
+              route_ranges(t, xyz, last_s, last_d, work, add);
+          }
+        }
+        last_s = ns, last_d = nd, run = 1;
+      }
+    }
+}
+
 int hp_torus_volume(const hp_torus *t, int rpn, const hp_env *envs, const double *bytes, int n,
                     int kind, double *work, double *most, double *mem) {
   *most = *mem = 0;
   for (int i = 0; i < n; i++)
     if (envs[i].p > 1 && !fits(t, rpn, envs[i])) return HLA_ERR_DIM;
-  /* the loads only grow, so the largest seen on the way is the largest at the end */
+  /* work's first half: the loads, as ranges along the rings until rings_sum; then the nodes'
+   * memories. Its second half: the nodes' coordinates. A route then costs a range per dimension,
+   * not a step per hop. */
+  const size_t links = (size_t)t->nodes * 2 * (size_t)t->nd, half = hp_torus_work(t) / 2;
+  double *xyz = work + half;
+  if (!t->ports)
+    for (int s = 0; s < t->nodes; s++)
+      for (int d = 0, q = s; d < t->nd; q /= t->dim[d], d++)
+        xyz[(size_t)s * t->nd + d] = q % t->dim[d];
   for (int i = 0; i < n; i++) {
     if (envs[i].p <= 1 || !(bytes[i] > 0)) continue;
     int top = 1;
@@ -173,18 +277,15 @@ int hp_torus_volume(const hp_torus *t, int rpn, const hp_env *envs, const double
     /* the tree's steps, or the one step of the others */
     for (int dist = kind == HP_STEP_TREE ? top / 2 : 0; dist > 0 || kind != HP_STEP_TREE;
          dist /= 2) {
-      msg_iter it = msg_start(envs[i], rpn, kind, dist);
-      for (int ns, nd; msg_next(&it, &ns, &nd);) {
-        double m = memory(t, ns, nd, work, bytes[i]);
-        if (m > *mem) *mem = m;
-        if (ns == nd) continue;
-        route(t, ns, nd, work, bytes[i], &m);
-        if (m > *most) *most = m;
-      }
+      volume_step(t, xyz, rpn, envs[i], kind, dist, bytes[i], work);
       if (kind != HP_STEP_TREE) break;
     }
   }
-  /* whole families load most links: clearing them all is cheaper than routing again */
+  if (!t->ports) rings_sum(t, work);
+  for (size_t l = 0; l < links; l++)
+    if (work[l] > *most) *most = work[l];
+  for (size_t l = links; l < half; l++)
+    if (work[l] > *mem) *mem = work[l];
   memset(work, 0, hp_torus_work(t) * sizeof *work);
   return HLA_OK;
 }
