@@ -698,17 +698,18 @@ static void test_calibration_unrouted(void) {
   CU_ASSERT(x.net.ports == 1 && x.mm_cal == 1.0 && x.lu_cal == 1.0);
 }
 
-/* test_volume's reference: the message a -> b (nodes) routed hop by hop on t, a coordinate at a
+/* test_routes' reference: the message a -> b (nodes) routed hop by hop on t, a coordinate at a
  * time, adding `add` to each link it crosses (load[(node nd + d) 2 + dir], dir 0 out of a node
- * upward, 1 into a node downward) and to the two nodes' memories (load[links + node]). */
-static void ref_message(const hp_torus *t, int a, int b, double add, double *load) {
+ * upward, 1 into a node downward) and to the two nodes' memories (load[links + node]); its hops. */
+static int ref_message(const hp_torus *t, int a, int b, double add, double *load) {
   const int links = 2 * t->nd * t->nodes;
+  int hops = 0;
   load[links + a] += add;
-  if (a == b) return;
+  if (a == b) return 0;
   load[links + b] += add;
-  if (t->ports) {
+  if (t->ports) { /* out of a's port, into b's; through a spine between leaves */
     load[2 * a] += add, load[2 * b + 1] += add;
-    return;
+    return t->leaf > 0 && a / t->leaf != b / t->leaf ? 2 : 1;
   }
   int c[HPLAN_TORUS_DIMS], to[HPLAN_TORUS_DIMS], prod[HPLAN_TORUS_DIMS];
   for (int d = 0, q = a, r = b, pr = 1; d < t->nd; pr *= t->dim[d], d++)
@@ -718,7 +719,7 @@ static void ref_message(const hp_torus *t, int a, int b, double add, double *loa
     /* upward when at most half way round that way, but not round past n - 1 from the lower half
      * (SimGrid's rule: half way round from n / 2 to 0 goes down) */
     const int up = fwd <= n / 2 && (to[d] > c[d] || c[d] > n / 2);
-    while (c[d] != to[d]) {
+    for (; c[d] != to[d]; hops++) {
       int node = 0;
       for (int k = 0; k < t->nd; k++) node += c[k] * prod[k];
       if (up) {
@@ -730,82 +731,125 @@ static void ref_message(const hp_torus *t, int a, int b, double add, double *loa
       }
     }
   }
+  return hops;
 }
 
-/* hp_torus_volume, which counts a route as one range of links per dimension and merges the
- * messages of translates on the same nodes, against every message routed hop by hop: random
- * families (strides of whole nodes and not, translates in one or two directions, roots anywhere)
- * of all four kinds of step, one to four environments at once with bytes whole and not, on tori
- * of even and odd rings and on ports, the links' and the memories' largest loads. Out of range:
- * HLA_ERR_DIM; the work space zeros again either way. */
-static void test_volume(void) {
+/* test_routes' reference: every message of the step (kind, dist) over e's family, one by one. */
+static void ref_step(const hp_torus *t, int rpn, hp_env e, int kind, int dist, double bytes,
+                     double *load, hp_tstep *st) {
+  for (int a = 0; a < e.n1; a++)
+    for (int b = 0; b < e.n2; b++)
+      for (int k = 0; k < e.p; k++) { /* message k of the step, relative ranks */
+        int s = k, d = k + 1;
+        if (kind == HP_STEP_TREE) s = 2 * dist * k, d = s + dist;
+        if (kind == HP_STEP_FLAT_ALL) s = 0;
+        if (kind == HP_STEP_FLAT_ONE) s = 0, d = k == 0 ? dist : e.p;
+        if (kind == HP_STEP_RING) d %= e.p;
+        if (kind == HP_STEP_EXCHANGE) d = k ^ dist;
+        if (kind == HP_STEP_EXCHANGE && d >= e.p) break; /* up to the first without a partner */
+        if (e.p < 2 || d >= e.p || s >= e.p || d == s) continue;
+        const int base = e.start + a * e.f1 + b * e.f2;
+        const int rs = (base + (s + e.root) % e.p * e.stride) / rpn,
+                  rd = (base + (d + e.root) % e.p * e.stride) / rpn;
+        const int hops = ref_message(t, rs, rd, bytes, load);
+        if (rs == rd)
+          st->intra++;
+        else
+          st->inter++;
+        if (hops > st->hops) st->hops = hops;
+      }
+}
+
+/* A pseudo-random integer below n, from *seed (an LCG: the same draws on every machine). */
+static int rnd(unsigned *seed, int n) {
+  *seed = *seed * 1103515245u + 12345u;
+  return (int)(*seed >> 16) % n;
+}
+#define RND(n) rnd(&seed, n)
+
+/* hp_torus_step and hp_torus_volume, which take translates on the same nodes and runs of
+ * messages between the same two nodes at once (and the volume a route as one range of links per
+ * dimension), against every message routed hop by hop: random families (strides of whole nodes
+ * and not, translates in one or two directions, roots anywhere) of every kind of step, one to four
+ * environments at once with bytes whole and not, on tori of even and odd rings and on ports; the
+ * step's counts, hops and largest loads, the volume's largest loads on a link and in a memory.
+ * Out of range: HLA_ERR_DIM; the work space zeros again either way. */
+static void test_routes(void) {
   static const hp_torus nets[] = {{2, {4, 4}, 16, 0, 0, 0, 0, 0, 0},
                                   {3, {5, 3, 2}, 30, 0, 0, 0, 0, 0, 0},
                                   {1, {7}, 7, 0, 0, 0, 0, 0, 0},
                                   {3, {4, 2, 8}, 64, 0, 0, 0, 0, 0, 0},
                                   {1, {12}, 12, 0, 0, 1, 4, 0, 0}};
-  static const int kinds[] = {HP_STEP_FLAT_ALL, HP_STEP_TREE, HP_STEP_CHAIN, HP_STEP_RING};
+  static const int kinds[] = {HP_STEP_FLAT_ALL, HP_STEP_TREE,     HP_STEP_CHAIN,
+                              HP_STEP_RING,     HP_STEP_FLAT_ONE, HP_STEP_EXCHANGE};
   unsigned seed = 12345;
-#define RND(n) ((int)((seed = seed * 1103515245u + 12345u) >> 16) % (n))
   int checked = 0;
   for (size_t in = 0; in < sizeof nets / sizeof nets[0]; in++) {
     const hp_torus *t = &nets[in];
     const size_t nw = hp_torus_work(t), links = 2 * (size_t)t->nd * t->nodes;
     double *work = calloc(nw, sizeof *work), *ref = calloc(nw, sizeof *ref);
     CU_ASSERT_FATAL(work && ref);
-    for (int trial = 0; trial < 400; trial++) {
-      const int rpn = 1 + RND(4), kind = kinds[RND(4)], n = 1 + RND(4), ranks = t->nodes * rpn;
+    for (int trial = 0; trial < 600; trial++) {
+      const int rpn = 1 + RND(4), kind = kinds[RND(6)], n = 1 + RND(4), ranks = t->nodes * rpn;
+      const int one_step = kind == HP_STEP_FLAT_ONE || kind == HP_STEP_EXCHANGE;
       hp_env e[4];
       double bytes[4];
+      hp_tstep want = {0, 0, 0, 0, 0}, got;
       memset(ref, 0, nw * sizeof *ref);
       for (int i = 0; i < n; i++) {
         /* p ranks at stride apart (a whole node or not), n1 x n2 translates, inside the torus */
         const int p = 2 + RND(9), stride = RND(2) ? rpn * (1 + RND(3)) : 1 + RND(5);
-        const int f1 = 1 + RND(3), n1 = 1 + RND(4), f2 = RND(2) ? 1 : stride * p, n2 = 1 + RND(3);
-        e[i] = env(p, RND(5), stride, f1, n1);
-        e[i].f2 = f2, e[i].n2 = n2, e[i].root = RND(p);
+        const int f1 = 1 + RND(3), f2 = RND(2) ? 1 : stride * p;
+        const int start = RND(5), n1 = 1 + RND(4);
+        e[i] = env(p, start, stride, f1, n1);
+        e[i].f2 = f2, e[i].n2 = 1 + RND(3), e[i].root = RND(p);
         bytes[i] = RND(2) ? 8.0 * (1 + RND(1000)) : 1.0 / 3 + RND(7);
         while (e[i].start + (e[i].p - 1) * stride + (e[i].n1 - 1) * f1 + (e[i].n2 - 1) * f2 >=
                ranks)
           e[i].n1 > 1 ? e[i].n1-- : e[i].n2 > 1 ? e[i].n2-- : e[i].p--; /* into the torus */
         if (e[i].root >= e[i].p) e[i].root = 0;
-        int top = 1;
-        while (top < e[i].p) top <<= 1;
-        for (int dist = kind == HP_STEP_TREE ? top / 2 : 1; dist > 0; dist /= 2)
-          for (int a = 0; a < e[i].n1; a++)
-            for (int b = 0; b < e[i].n2; b++)
-              for (int k = 0; k < e[i].p; k++) { /* message k of the step, relative ranks */
-                int s = k, d = k + 1;
-                if (kind == HP_STEP_TREE) s = 2 * dist * k, d = s + dist;
-                if (kind == HP_STEP_FLAT_ALL) s = 0;
-                if (kind == HP_STEP_RING) d %= e[i].p;
-                if (e[i].p < 2 || d >= e[i].p || s >= e[i].p) continue;
-                const int base = e[i].start + a * e[i].f1 + b * e[i].f2;
-                const int rs = base + (s + e[i].root) % e[i].p * stride,
-                          rd = base + (d + e[i].root) % e[i].p * stride;
-                ref_message(t, rs / rpn, rd / rpn, bytes[i], ref);
-              }
       }
-      double most, mem, want_most = 0, want_mem = 0;
-      for (size_t l = 0; l < links; l++) want_most = fmax(want_most, ref[l]);
-      for (size_t l = links; l < links + (size_t)t->nodes; l++) want_mem = fmax(want_mem, ref[l]);
-      CU_ASSERT_EQUAL(hp_torus_volume(t, rpn, e, bytes, n, kind, work, &most, &mem), HLA_OK);
-      CU_ASSERT_DOUBLE_EQUAL(most, want_most, 1e-9 * want_most);
-      CU_ASSERT_DOUBLE_EQUAL(mem, want_mem, 1e-9 * want_mem);
+      int top = 1, dist = 0;
+      while (top < e[0].p) top <<= 1;
+      if (one_step || kind == HP_STEP_TREE) dist = 1 << RND(top > 1 ? __builtin_ctz(top) : 1);
+      if (one_step || RND(2)) { /* one step of e[0] */
+        ref_step(t, rpn, e[0], kind, dist, 1.0, ref, &want);
+        for (size_t l = 0; l < links; l++) want.load = (int)fmax(want.load, ref[l]);
+        for (size_t l = links; l < links + (size_t)t->nodes; l++)
+          want.mem = (int)fmax(want.mem, ref[l]);
+        CU_ASSERT_EQUAL(hp_torus_step(t, rpn, e[0], kind, dist, work, &got), HLA_OK);
+        CU_ASSERT(got.intra == want.intra && got.inter == want.inter && got.hops == want.hops);
+        CU_ASSERT(got.load == want.load && got.mem == want.mem);
+      } else { /* every step of every environment at once */
+        for (int i = 0; i < n; i++) {
+          int top_i = 1;
+          while (top_i < e[i].p) top_i <<= 1;
+          for (int d = kind == HP_STEP_TREE ? top_i / 2 : 1; d > 0; d /= 2)
+            ref_step(t, rpn, e[i], kind, d, bytes[i], ref, &want);
+        }
+        double most, mem, want_most = 0, want_mem = 0;
+        for (size_t l = 0; l < links; l++) want_most = fmax(want_most, ref[l]);
+        for (size_t l = links; l < links + (size_t)t->nodes; l++) want_mem = fmax(want_mem, ref[l]);
+        CU_ASSERT_EQUAL(hp_torus_volume(t, rpn, e, bytes, n, kind, work, &most, &mem), HLA_OK);
+        CU_ASSERT_DOUBLE_EQUAL(most, want_most, 1e-9 * want_most);
+        CU_ASSERT_DOUBLE_EQUAL(mem, want_mem, 1e-9 * want_mem);
+      }
       CU_ASSERT(zeros(work, (int)nw));
-      checked += want_most > 0;
+      checked += want.inter > 0;
     }
     /* a family past the last node */
     hp_env far = env(4, t->nodes * 4 - 2, 1, 0, 1);
     double one = 1, most, mem;
+    hp_tstep s;
     CU_ASSERT_EQUAL(hp_torus_volume(t, 4, &far, &one, 1, HP_STEP_RING, work, &most, &mem),
                     HLA_ERR_DIM);
+    CU_ASSERT_EQUAL(hp_torus_step(t, 4, far, HP_STEP_RING, 0, work, &s), HLA_ERR_DIM);
     CU_ASSERT(zeros(work, (int)nw));
     free(work), free(ref);
   }
-  CU_ASSERT(checked > 1500); /* most trials crossed links */
-#undef RND
+  CU_ASSERT(checked > 2000); /* most trials crossed links */
 }
+#undef RND
 
 /* The planner's memo (plan_impl.h: hp_memo) answers as routing anew: every configuration below
  * gives the same seconds to the last bit with one memo shared by all of them, in two orders, as
@@ -819,7 +863,8 @@ static void test_memo(void) {
     int P, nodes, rpn, dims[HPLAN_TORUS_DIMS], leaf;
   } places[] = {{"machine_bgp_P64_tests_torus.json", 256, 64, 4, {4, 4, 4, 0}, 0},
                 {"machine_fattree_mem_P128_ports.json", 1024, 16, 64, {0}, 8}};
-  static const int grids[][2] = {{16, 16}, {8, 32}, {32, 8}, {4, 64}};
+  /* 128 x 2: the L panel sent early, one message after the other (HBSP_FLAT) */
+  static const int grids[][2] = {{16, 16}, {8, 32}, {32, 8}, {4, 64}, {128, 2}};
   for (size_t ip = 0; ip < sizeof places / sizeof places[0]; ip++) {
     hplan_machine m;
     hp_ctx x;
@@ -827,7 +872,7 @@ static void test_memo(void) {
             places[ip].dims, places[ip].leaf);
     CU_ASSERT_FATAL(x.net.nd > 0);
     const int P = places[ip].P;
-    enum { NCONF = 4 * 2 * 3 + 4 * 6 };
+    enum { NG = sizeof grids / sizeof grids[0], NLU = NG * 2 * 3, NCONF = NLU + NG * 6 };
     double fresh[NCONF], memo_t[2][NCONF];
     hp_memo *memo = calloc(1, sizeof *memo);
     CU_ASSERT_FATAL(memo != NULL);
@@ -835,16 +880,16 @@ static void test_memo(void) {
       x.memo = pass ? memo : NULL;
       for (int j = 0; j < NCONF; j++) {
         const int i = pass == 2 ? NCONF - 1 - j : j;
-        const int g = i < 24 ? i / 6 : (i - 24) / 6, M = grids[g][0] * P / 256, N = grids[g][1];
+        const int g = i < NLU ? i / 6 : (i - NLU) / 6, M = grids[g][0] * P / 256, N = grids[g][1];
         double t;
-        if (i < 24) { /* LU: flat and by node, three broadcasts */
+        if (i < NLU) { /* LU: flat and by node, three broadcasts */
           static const int bc[3] = {HBSP_AUTO, HBSP_PIPELINE, HBSP_BINOMIAL};
           hp_lu l = {.n = 4096, .M = M, .N = N, .nb = 128, .lookahead = 1};
           l.alg = i % 2 ? HLA_LU_HIER : HLA_LU_FLAT, l.bcast_alg = bc[i % 6 / 2];
           t = hp_lu_time(&x, &l, NULL, NULL, NULL);
         } else { /* multiply: SUMMA; HSUMMA with two outer blocks (the same streams), fewer rows
                   * (the same broadcasts, less in them), other groups; 3D */
-          const int v = (i - 24) % 6;
+          const int v = (i - NLU) % 6;
           hp_mm c;
           memset(&c, 0, sizeof c);
           c.m = v == 3 ? 4096 : 8192, c.n = c.k = 8192, c.M = M, c.N = N;
@@ -877,5 +922,5 @@ void hla_test_register(void) {
            test_node_memory, test_mm_node_memory, test_trade, test_leaves, test_layers_share,
            test_pieces_spread, test_stream_depth, test_tie_less_comm, test_lu_fat_tree,
            test_lu_long_rows, test_lu_tall_torus, test_calibration_unrouted, test_memo,
-           test_exchange_hops, test_volume);
+           test_exchange_hops, test_routes);
 }

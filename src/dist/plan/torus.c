@@ -17,10 +17,14 @@
  * ranks of a node share their port as they share a torus node's links. A node's memory is counted
  * as one more such resource: every message within the node, into it and out of it goes through
  * it (a copy), which 64 ranks of a node receiving a panel each at once can fill. */
+#include <math.h>
 #include <string.h>
 #include "dist/plan/plan_impl.h"
 
-/* The message `i` of the step between relative ranks *s -> *d; 0 when there is none. */
+/* The message `i` of the step between relative ranks *s -> *d; 0 when there is none, and none
+ * after it. The exchange's pairs i, i ^ dist stop at the first i whose partner lies past p: all of
+ * them on a power of two, the doubling among the first 2^k ranks and some of the rest elsewhere
+ * (hp_torus_exchange's approximation of the fold). */
 static int step_msg(int kind, int dist, int p, int i, int *s, int *d) {
   switch (kind) {
   case HP_STEP_TREE:
@@ -92,37 +96,64 @@ static int fits(const hp_torus *t, int rpn, hp_env e) {
          e.f1 >= 0 && e.f2 >= 0 && e.root >= 0 && e.root < e.p && last / rpn < t->nodes;
 }
 
-/* The messages of one step over e's family, one at a time (msg_next): a cursor. */
+/* The messages of one step over e's family as runs of alike ones (runs_next): a cursor. Two
+ * shortcuts: consecutive translates whose ranks sit on the same nodes (a stride of whole nodes and
+ * the same first node) route alike and go once with their count, and so do consecutive messages
+ * between the same two nodes. */
 typedef struct {
   hp_env e;
-  int rpn, shift, kind, dist, a, b, i; /* shift: log2 rpn where rpn is a power of 2, else -1 */
-} msg_iter;
+  int rpn, shift, kind, dist, whole; /* shift: log2 rpn where rpn is a power of 2, else -1 */
+  int a, b, w, i;                    /* translate (a, b) and w - 1 alike after it; message i */
+  int ls, ld, run;                   /* the run so far: run messages ls -> ld (nodes) */
+} run_iter;
 
-static msg_iter msg_start(hp_env e, int rpn, int kind, int dist) {
+static run_iter runs_start(hp_env e, int rpn, int kind, int dist) {
   int shift = 0;
   while ((1 << shift) < rpn) shift++;
-  msg_iter it = {e, rpn, (1 << shift) == rpn ? shift : -1, kind, dist, 0, 0, 0};
+  if (e.n2 == 1) e.n2 = e.n1, e.f2 = e.f1, e.n1 = 1, e.f1 = 0; /* the translates innermost */
+  run_iter it = {
+      e,  rpn, (1 << shift) == rpn ? shift : -1, kind, dist, e.stride % rpn == 0, 0, 0, 0, 0, -1,
+      -1, 0};
   return it;
 }
 
 /* The node of rank r (a division is most of a message's cost). */
-static inline int node_of(const msg_iter *it, int r) {
+static inline int node_of(const run_iter *it, int r) {
   return it->shift >= 0 ? r >> it->shift : r / it->rpn;
 }
 
-/* The nodes *ns -> *nd of the next message; 0 when there is none left. */
-static int msg_next(msg_iter *it, int *ns, int *nd) {
+/* The next run: *w messages from node *ns to node *nd; 0 when there is none left. */
+static int runs_next(run_iter *it, int *ns, int *nd, int *w) {
   const hp_env *e = &it->e;
-  for (int s, d; it->a < e->n1;) {
-    if (step_msg(it->kind, it->dist, e->p, it->i++, &s, &d)) {
-      const int base = e->start + it->a * e->f1 + it->b * e->f2;
+  while (it->a < e->n1) {
+    const int base = e->start + it->a * e->f1 + it->b * e->f2;
+    if (it->w == 0) /* a new translate: how many after it sit on the same nodes */
+      for (it->w = 1; it->whole && it->b + it->w < e->n2 &&
+                      node_of(it, base + it->w * e->f2) == node_of(it, base);)
+        it->w++;
+    int s, d, ms = -1, md = -1;
+    const int more = step_msg(it->kind, it->dist, e->p, it->i, &s, &d);
+    if (more) {
+      it->i++;
       s += e->root, d += e->root; /* s, d and the root are below p */
-      *ns = node_of(it, base + (s < e->p ? s : s - e->p) * e->stride);
-      *nd = node_of(it, base + (d < e->p ? d : d - e->p) * e->stride);
+      ms = node_of(it, base + (s < e->p ? s : s - e->p) * e->stride);
+      md = node_of(it, base + (d < e->p ? d : d - e->p) * e->stride);
+      if (it->run > 0 && ms == it->ls && md == it->ld) {
+        it->run++;
+        continue;
+      }
+    }
+    const int done = it->run, times = it->w;
+    *ns = it->ls, *nd = it->ld;
+    it->ls = ms, it->ld = md, it->run = more;
+    if (!more) { /* the translate's end */
+      it->b += it->w, it->w = 0, it->i = 0;
+      if (it->b >= e->n2) it->b = 0, it->a++;
+    }
+    if (done > 0) {
+      *w = done * times;
       return 1;
     }
-    it->i = 0;
-    if (++it->b == e->n2) it->b = 0, it->a++;
   }
   return 0;
 }
@@ -146,24 +177,35 @@ int hp_torus_step(const hp_torus *t, int rpn, hp_env e, int kind, int dist, doub
   hp_tstep r = {0, 0, 0, 0, 0};
   *out = r;
   if (!fits(t, rpn, e)) return HLA_ERR_DIM;
-  /* two passes over the messages: loads, then each message's busiest link; a third clears */
-  for (int pass = 0; pass < 3; pass++) {
-    msg_iter it = msg_start(e, rpn, kind, dist);
-    for (int ns, nd; msg_next(&it, &ns, &nd);) {
-      double most, in_mem = memory(t, ns, nd, work, pass == 0 ? 1 : pass == 1 ? 0 : -1);
-      if (pass == 0 && in_mem > r.mem) r.mem = (int)in_mem;
+  /* the loads only grow, so the largest on a route as it is added is the largest at the end; a
+   * second pass takes the loads off again, or a memset where that is cheaper */
+  const size_t links = (size_t)t->nodes * 2 * (size_t)t->nd;
+  double top = 0, top_mem = 0;
+  size_t walked = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1 && walked > links / 4) {
+      memset(work, 0, (links + (size_t)t->nodes) * sizeof *work);
+      break;
+    }
+    run_iter it = runs_start(e, rpn, kind, dist);
+    for (int ns, nd, w; runs_next(&it, &ns, &nd, &w);) {
+      const double add = pass == 0 ? w : -w, in_mem = memory(t, ns, nd, work, add);
+      walked++;
+      if (pass == 0) top_mem = fmax(top_mem, in_mem);
       if (ns == nd) {
-        if (pass == 0) r.intra++;
+        r.intra += pass == 0 ? w : 0;
         continue;
       }
-      int hops = route(t, ns, nd, work, pass == 0 ? 1 : pass == 1 ? 0 : -1, &most);
-      if (pass == 1) {
-        r.inter++;
-        if (hops > r.hops) r.hops = hops;
-        if (most > r.load) r.load = (int)most;
-      }
+      double most;
+      const int hops = route(t, ns, nd, work, add, &most);
+      if (pass == 1) continue;
+      walked += (size_t)hops;
+      r.inter += w;
+      if (hops > r.hops) r.hops = hops;
+      top = fmax(top, most);
     }
   }
+  r.load = (int)top, r.mem = (int)top_mem;
   *out = r;
   return HLA_OK;
 }
@@ -212,48 +254,21 @@ static void rings_sum(const hp_torus *t, double *diff) {
 }
 
 /* Adds the bytes of one step of e's family (every translate's messages) to the loads in work,
- * as hp_torus_volume. Two shortcuts keep the sums: consecutive translates whose ranks sit on the
- * same nodes (a stride of whole nodes, and the same first node) route alike and go once with their
- * count, and so do consecutive messages between the same two nodes. */
+ * as hp_torus_volume. */
 static void volume_step(const hp_torus *t, const double *xyz, int rpn, hp_env e, int kind, int dist,
                         double bytes, double *work) {
   const size_t links = (size_t)t->nodes * 2 * (size_t)t->nd;
-  if (e.n2 == 1) e.n2 = e.n1, e.f2 = e.f1, e.n1 = 1, e.f1 = 0; /* translates inner */
-  msg_iter it = msg_start(e, rpn, kind, dist);
-  const int whole = e.stride % rpn == 0;
-  for (int a = 0; a < e.n1; a++)
-    for (int b = 0, w; b < e.n2; b += w) {
-      const int base = e.start + a * e.f1 + b * e.f2;
-      w = 1;
-      while (whole && b + w < e.n2 && node_of(&it, base + w * e.f2) == node_of(&it, base)) w++;
-      int last_s = -1, last_d = -1, run = 0;
-      for (int i = 0, s, d, stop = 0; !stop; i++) {
-        int ns = -1, nd = -1;
-        if (step_msg(kind, dist, e.p, i, &s, &d)) {
-          s += e.root, d += e.root; /* s, d and the root are below p */
-          ns = node_of(&it, base + (s < e.p ? s : s - e.p) * e.stride);
-          nd = node_of(&it, base + (d < e.p ? d : d - e.p) * e.stride);
-          if (ns == last_s && nd == last_d) {
-            run++;
-            continue;
-          }
-        } else {
-          stop = 1;
-        }
-        if (run > 0) { /* the run before: run messages last_s -> last_d, w times */
-          const double add = bytes * run * w;
-          work[links + last_s] += add; /* the nodes' memories */
-          if (last_d != last_s) {
-            work[links + last_d] += add;
-            if (t->ports) /* a's port out, b's port in */
-              work[2 * last_s] += add, work[2 * last_d + 1] += add;
-            else
-              route_ranges(t, xyz, last_s, last_d, work, add);
-          }
-        }
-        last_s = ns, last_d = nd, run = 1;
-      }
-    }
+  run_iter it = runs_start(e, rpn, kind, dist);
+  for (int ns, nd, w; runs_next(&it, &ns, &nd, &w);) {
+    const double add = bytes * w;
+    work[links + ns] += add; /* the nodes' memories */
+    if (nd == ns) continue;
+    work[links + nd] += add;
+    if (t->ports) /* a's port out, b's port in */
+      work[2 * ns] += add, work[2 * nd + 1] += add;
+    else
+      route_ranges(t, xyz, ns, nd, work, add);
+  }
 }
 
 int hp_torus_volume(const hp_torus *t, int rpn, const hp_env *envs, const double *bytes, int n,
