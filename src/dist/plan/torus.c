@@ -48,6 +48,14 @@ static int step_msg(int kind, int dist, int p, int i, int *s, int *d) {
   }
 }
 
+/* The hops from coordinate my to `to` on a ring of n, and the way (*up): SimGrid's rule, from the
+ * source's coordinate: upward when the target is at most half way round upward without
+ * wrapping, or with wrapping from the upper half (my + n / 2 < 2 n; >= n where my > n / 2). */
+static inline int ring_way(int n, int my, int to, int *up) {
+  *up = (to > my && to <= my + n / 2) || (my > n / 2 && my + n / 2 - n >= to);
+  return *up ? (to >= my ? to - my : to - my + n) : (my >= to ? my - to : my - to + n);
+}
+
 /* The route from node a to node b: adds `add` to the load of each of its links and returns its
  * hops; *most gets the largest load on it. A link is the channel out of a node in one dimension
  * and direction: work[(node nd + d) 2 + dir], dir 0 upward from node, 1 downward into node. */
@@ -62,10 +70,8 @@ static int route(const hp_torus *t, int a, int b, double *work, double add, doub
   }
   for (int d = 0; d < t->nd; d++) {
     const int n = t->dim[d], my = a / prod % n, to = b / prod % n;
-    /* SimGrid's rule, from the source's coordinate: upward when the target is at most half way
-     * round upward without wrapping, or with wrapping from the upper half */
-    const int up = (to > my && to <= my + n / 2) || (my > n / 2 && (my + n / 2) % n >= to);
-    const int steps = up ? (to - my + n) % n : (my - to + n) % n;
+    int up;
+    const int steps = ring_way(n, my, to, &up);
     /* a hop upward leaves cur by its channel 0; one downward enters next by its channel 1 */
     for (int s = 0, c = my; s < steps; s++) {
       int next;
@@ -220,9 +226,8 @@ static void route_ranges(const hp_torus *t, const double *xyz, int a, int b, dou
     const int n = t->dim[d], my = (int)xyz[(size_t)a * t->nd + d],
               to = (int)xyz[(size_t)b * t->nd + d];
     if (to == my) continue;
-    /* route's rule without its divisions: my + n / 2 < 2 n, and my + n / 2 >= n where my > n / 2 */
-    const int up = (to > my && to <= my + n / 2) || (my > n / 2 && my + n / 2 - n >= to);
-    const int steps = up ? (to > my ? to - my : to - my + n) : (my > to ? my - to : my - to + n);
+    int up;
+    const int steps = ring_way(n, my, to, &up);
     /* up: channel 0 of positions my, my + 1, ...; down: channel 1 of my - 1, my - 2, ... */
     const int lo = up ? my : my >= steps ? my - steps : my - steps + n, hi = lo + steps;
     const size_t next = (size_t)prod * t->nd * 2; /* a ring's next link */
