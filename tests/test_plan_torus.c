@@ -745,8 +745,15 @@ static void ref_step(const hp_torus *t, int rpn, hp_env e, int kind, int dist, d
         if (kind == HP_STEP_FLAT_ALL) s = 0;
         if (kind == HP_STEP_FLAT_ONE) s = 0, d = k == 0 ? dist : e.p;
         if (kind == HP_STEP_RING) d %= e.p;
-        if (kind == HP_STEP_EXCHANGE) d = k ^ dist;
-        if (kind == HP_STEP_EXCHANGE && d >= e.p) break; /* up to the first without a partner */
+        if (kind == HP_STEP_EXCHANGE) { /* the doubling among 2^k, the other r folded in */
+          int top = 1;
+          while (2 * top <= e.p) top *= 2;
+          const int r = e.p - top, j = k ^ dist;
+          if (dist == 0 && k >= r) continue;
+          if (dist > 0 && (k >= top || dist >= top)) continue;
+          s = dist == 0 ? 2 * k + 1 : k < r ? 2 * k : k + r;
+          d = dist == 0 ? 2 * k : j < r ? 2 * j : j + r;
+        }
         if (e.p < 2 || d >= e.p || s >= e.p || d == s) continue;
         const int base = e.start + a * e.f1 + b * e.f2;
         const int rs = (base + (s + e.root) % e.p * e.stride) / rpn,
@@ -812,7 +819,8 @@ static void test_routes(void) {
       int top = 1, dist = 0;
       while (top < e[0].p) top <<= 1;
       if (one_step || kind == HP_STEP_TREE) dist = 1 << RND(top > 1 ? __builtin_ctz(top) : 1);
-      if (one_step || RND(2)) { /* one step of e[0] */
+      if (kind == HP_STEP_EXCHANGE && RND(3) == 0) dist = 0; /* the fold */
+      if (one_step || RND(2)) {                              /* one step of e[0] */
         ref_step(t, rpn, e[0], kind, dist, 1.0, ref, &want);
         for (size_t l = 0; l < links; l++) want.load = (int)fmax(want.load, ref[l]);
         for (size_t l = links; l < links + (size_t)t->nodes; l++)

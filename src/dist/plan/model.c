@@ -605,7 +605,8 @@ double hp_torus_bcast(const hp_ctx *x, hp_env e, int alg, double m, double seg) 
  * on a torus torus_hop_alpha for each further hop: torus_link's hop is that of long messages, 12
  * times as long under SMPI) and the bytes at
  * the link's rate divided among the messages on the step's busiest link; off a power of two, the
- * fold in and out at distance 1. The fitted small allreduce stood in for the latency before and
+ * fold of the odd ranks below 2r into their left neighbours before and back after (the same
+ * messages the other way). The fitted small allreduce stood in for the latency before and
  * put the LU's pivot search at twice the simulated one on the fat tree. -1 where the network
  * cannot tell. */
 double hp_torus_exchange(const hp_ctx *x, hp_env e, double m) {
@@ -616,7 +617,7 @@ double hp_torus_exchange(const hp_ctx *x, hp_env e, double m) {
   double t = 0;
   hp_tstep s;
   for (int d = top < e.p ? 0 : 1; d < top && rc == HLA_OK; d = d ? 2 * d : 1) {
-    rc = tstep(x, e, HP_STEP_EXCHANGE, d ? d : 1, &work, &s);
+    rc = tstep(x, e, HP_STEP_EXCHANGE, d, &work, &s);
     const double a = x->net.alpha + (s.hops - 1) * (x->net.ports ? x->net.hop : x->net.hop_alpha);
     double step = s.inter ? a + m * x->net.beta * s.load : x->intra.alpha + m * x->intra.beta;
     if (x->mem_bw > 0) step = fmax(step, m * s.mem / x->mem_bw);

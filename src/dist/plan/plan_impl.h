@@ -95,8 +95,10 @@ hp_env hp_env_family(hp_env e, int f1, int n1, int f2, int n2);
  * One step of a broadcast as point-to-point messages between relative ranks of an environment,
  * sent at once by every environment of its family: TREE the binomial tree's messages over `dist`
  * (v -> v + dist, v a multiple of 2 dist), FLAT_ALL the root to every rank at once, FLAT_ONE the
- * root to rank dist, CHAIN v -> v + 1, RING v -> v + 1 mod p, EXCHANGE v -> v xor dist (a step of
- * recursive doubling: every rank sends). */
+ * root to rank dist, CHAIN v -> v + 1, RING v -> v + 1 mod p, EXCHANGE a step of the library's
+ * recursive doubling (coll_reduce.c: every rank of the largest power of two 2^k <= p sends, its
+ * partner at dist > 0, the r = p - 2^k ranks 1, 3, ..., 2r - 1 folded into their left
+ * neighbours first; dist = 0: that fold, 2i + 1 -> 2i). */
 enum {
   HP_STEP_TREE,
   HP_STEP_FLAT_ALL,

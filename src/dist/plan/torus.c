@@ -22,9 +22,7 @@
 #include "dist/plan/plan_impl.h"
 
 /* The message `i` of the step between relative ranks *s -> *d; 0 when there is none, and none
- * after it. The exchange's pairs i, i ^ dist stop at the first i whose partner lies past p: all of
- * them on a power of two, the doubling among the first 2^k ranks and some of the rest elsewhere
- * (hp_torus_exchange's approximation of the fold). */
+ * after it. */
 static int step_msg(int kind, int dist, int p, int i, int *s, int *d) {
   switch (kind) {
   case HP_STEP_TREE:
@@ -39,9 +37,16 @@ static int step_msg(int kind, int dist, int p, int i, int *s, int *d) {
   case HP_STEP_CHAIN:
     *s = i, *d = i + 1;
     return *d < p;
-  case HP_STEP_EXCHANGE:
-    *s = i, *d = i ^ dist;
-    return dist > 0 && i < p && *d < p;
+  case HP_STEP_EXCHANGE: { /* coll_reduce.c's recursive doubling (rab_make, rab_v) */
+    const int top = p > 0 ? 1 << (31 - __builtin_clz((unsigned)p)) : 0, r = p - top;
+    if (dist == 0) { /* the fold: 2i + 1 hands over to 2i */
+      *s = 2 * i + 1, *d = 2 * i;
+      return i < r;
+    }
+    const int j = i ^ dist; /* new ranks i, j: old 2 i where i < r, else i + r */
+    *s = i < r ? 2 * i : i + r, *d = j < r ? 2 * j : j + r;
+    return dist < top && i < top;
+  }
   default: /* HP_STEP_RING */
     *s = i, *d = (i + 1) % p;
     return p > 1 && i < p;
