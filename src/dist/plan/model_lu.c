@@ -371,7 +371,7 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
         cp += pn;
       }
       /* the early broadcast is point-to-point from the owner; the board moves nothing (the
-       * others read the panel in place) */
+       * others read the panel in place); priced only where sent early (p - 1 routed steps) */
       double Le = board ? 0.0 : ring ? L : early ? hp_bcast(x, row, HBSP_FLAT, Lb) : 0.0;
       /* The L panel's chain (not early) blocks: a rank forwards panel k + 1 only after its update
        * of step k, and every rank, wherever it is in the chain, spends Lbusy in it each step. So
