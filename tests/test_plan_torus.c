@@ -162,8 +162,9 @@ static void test_ports(void) {
   hp_ctx x;
   ports_4x16(&m, &x);
   CU_ASSERT(x.net.nd == 1 && x.net.ports == 1 && x.net.nodes == 4);
-  double work[4 * (2 + 1)] = {0};
+  double work[2 * 4 * (2 + 1)] = {0};
   hp_tstep s;
+  CU_ASSERT_EQUAL_FATAL(hp_torus_work(&x.net), sizeof work / sizeof *work);
   /* the world's root to all at once: 15 inside its node, 48 out of its port */
   CU_ASSERT_EQUAL(hp_torus_step(&x.net, 16, hp_env_of(&x, 0, 1, 64), HP_STEP_FLAT_ALL, 0, work, &s),
                   HLA_OK);
@@ -214,7 +215,8 @@ static void test_node_memory(void) {
   CU_ASSERT_DOUBLE_EQUAL(hp_torus_bcast(&x, hp_env_of(&x, 0, 1, 64), HBSP_PIPELINE, B, 65536),
                          78 * 5 * 65536 / 1e10, 1e-12);
   /* streaming: the bytes of the busiest link and of the busiest node's memory */
-  double work[4 * (2 + 1)] = {0}, most, mem;
+  double work[2 * 4 * (2 + 1)] = {0}, most, mem;
+  CU_ASSERT_EQUAL_FATAL(hp_torus_work(&x.net), sizeof work / sizeof *work);
   const hp_env both[2] = {rows, hp_env_family(hp_env_of(&x, 0, 16, 4), 1, 16, 0, 1)};
   const double bytes[2] = {B, 2 * B};
   CU_ASSERT_EQUAL(hp_torus_volume(&x.net, 16, both, bytes, 2, HP_STEP_FLAT_ALL, work, &most, &mem),
@@ -373,8 +375,9 @@ static void test_exchange_hops(void) {
  * adds nothing to the busiest port. */
 static void test_layers_share(void) {
   hp_torus net = {1, {4}, 4, 0, 4e-11, 1, 0, 0, 0};
-  double work[4 * (2 + 1)] = {0};
+  double work[2 * 4 * (2 + 1)] = {0};
   hp_tstep one, two;
+  CU_ASSERT_EQUAL_FATAL(hp_torus_work(&net), sizeof work / sizeof *work);
   hp_env col = {8, 0, 0, 0, 8, 1, 4, 0, 1, 0};
   CU_ASSERT_EQUAL(hp_torus_step(&net, 16, col, HP_STEP_FLAT_ALL, 0, work, &one), HLA_OK);
   col = hp_env_family(col, 1, 4, 4, 2);
