@@ -38,5 +38,7 @@ set style fill solid 0.8 border -1
 set xtics rotate by -30
 set key top left
 set yrange [0:*]
+set offsets 0, 0, graph 0.05, 0
+set rmargin 8
 plot "$data" using 2:xtic(1) title "hla (best of its runs)", "" using 3 title "HPL (0: not run)"
 GP
