@@ -31,8 +31,8 @@ trap 'rm -rf "$tmp"' EXIT
 sim_platform "$P" "$tmp"
 name=bcast_drift
 if (($#)); then name=bcast_groups; fi
-out=bench/results/sim/${name}_P${P}${plat_suffix}${TAG:+_$TAG}.txt
-mkdir -p bench/results/sim
+out=$sim_results/${name}_P${P}${plat_suffix}${TAG:+_$TAG}.txt
+mkdir -p "$sim_results"
 run() { # sim_bcast's options
   sim_run "$P" "$tmp" "$build/sim_bcast" --grid "$grid" --bytes "$bytes" "$@" | grep -v '^# platform' || true
 }

@@ -40,15 +40,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 prefix=${1:-/opt/simgrid-3.32-hla}
 work=${WORK:-/tmp/simgrid-3.32-src}
 
-if ! grep -rqs "deb-src" /etc/apt/sources.list /etc/apt/sources.list.d/; then
-  cat > /etc/apt/sources.list.d/hla-deb-src.sources << 'EOF'
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-EOF
-fi
+. "$here/common.sh" # sim_deb_src
+sim_deb_src
 apt-get update -qq
 apt-get install -y -qq cmake ninja-build g++ libboost-dev python3 libtcmalloc-minimal4 > /dev/null
 

@@ -29,8 +29,8 @@ case ${PLATFORM:-bgp} in
     net=(--leaf "$leaf") ;;
 esac
 rpn=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["machines"][0]["ranks_per_node"])' "$machine")
-out=bench/results/sim/chain_check${plat_suffix}.txt
-mkdir -p bench/results/sim
+out=$sim_results/chain_check${plat_suffix}.txt
+mkdir -p "$sim_results"
 {
   echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }${NODE_MEMORY:+NODE_MEMORY=$NODE_MEMORY }bench/sim/chain_check.sh $machine $P $grid $bytes $*"
   echo "# platform: $plat_gen ($plat_what); model: ${net[*]} --rpn $rpn"

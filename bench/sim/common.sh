@@ -1,5 +1,10 @@
 # Sourced by the experiments of bench/sim/: the platforms and the simulator run they share.
 #
+#   sim_results          the folder the experiments write their results into: SIM_RESULTS
+#                        (relative to the repository root, or absolute), default bench/results/sim,
+#                        the checked-in results; bench/sim/sweep.sh gives its own.
+#   sim_deb_src          adds a deb-src entry for bookworm to apt's sources if there is none (as
+#                        root), for `apt-get source` (SimGrid's and hpcc's sources).
 #   sim_platform P DIR   sets plat_gen (the generator's command), plat_what (one line),
 #                        plat_speed (Gflop/s a core), plat_suffix (for file names) and plat_cfg
 #                        (SimGrid options) from PLATFORM (bgp, the default; fattree; slowtop;
@@ -19,6 +24,20 @@
 # machine: the machine of the machine file MACHINE (bench/platforms/from_machine.py: its nodes of
 # its cores, its kernel rates and links, enough nodes for P ranks), run with SMPI's bandwidth and
 # latency factors off (plat_cfg), as the probe's numbers already are what messages get.
+
+sim_results=${SIM_RESULTS:-bench/results/sim}
+
+sim_deb_src() {
+  grep -rqs "deb-src" /etc/apt/sources.list /etc/apt/sources.list.d/ && return 0
+  cat > /etc/apt/sources.list.d/hla-deb-src.sources << 'EOF'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+  apt-get update -qq
+}
 
 sim_platform() {
   local P=$1 dir=$2 dims over=1 cores

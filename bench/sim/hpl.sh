@@ -9,20 +9,23 @@
 # HPL's parameters are Debian's template's (/usr/share/doc/hpcc/examples/_hpccinf.txt, else the
 # same values written here): right-looking panel factorisation with Crout recursion (NBMIN 4,
 # NDIV 2), the 1-ring modified broadcast, look-ahead depth 1, the mixed swap (threshold 64),
-# row-major process mapping. Builds once into HPL_BUILD (default build-smpi/hpl) from the orig
-# tarball HPCC_ORIG, else from `apt-get source --download-only hpcc` (which needs a deb-src line
-# in apt's sources). Writes bench/results/sim/hpl_P<P>_n<N>[_platform][_TAG].txt: per grid one
-# line and one JSON line (HPL's own time and Gflop/s), then the simulator's wall time and memory.
+# row-major process mapping. Builds once into HPL_BUILD (default BUILD/hpl) from the orig
+# tarball HPCC_ORIG, else from `apt-get source --download-only hpcc` (as root it adds a deb-src
+# line to apt's sources where there is none). Writes bench/results/sim/hpl_P<P>_n<N>[_platform]
+# [_TAG].txt (SIM_RESULTS: another folder, bench/sim/common.sh): per grid one line and one JSON
+# line (HPL's own time and Gflop/s), then the simulator's wall time and memory.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
 P=$1 n=$2 nb=$3 grids=$4
-hb=${HPL_BUILD:-build-smpi/hpl}
+hb=${HPL_BUILD:-${BUILD:-build-smpi}/hpl}
+. bench/sim/common.sh
 mkdir -p "$hb"
 hb=$(cd "$hb" && pwd)
 if [ ! -x "$hb/xhpl" ]; then
   orig=${HPCC_ORIG:-}
   if [ -z "$orig" ]; then
+    [ "$(id -u)" -ne 0 ] || sim_deb_src
     (cd "$hb" && apt-get source --download-only hpcc > /dev/null 2>&1 || true)
     orig=$(ls "$hb"/hpcc_*.orig.tar.gz 2>/dev/null | head -1)
     [ -n "$orig" ] || { echo "bench/sim/hpl.sh: no hpcc source (add a deb-src line, or HPCC_ORIG=)" >&2; exit 2; }
@@ -36,7 +39,6 @@ if [ ! -x "$hb/xhpl" ]; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-. bench/sim/common.sh
 sim_platform "$P" "$tmp"
 ps=() qs=()
 IFS=, read -r -a gl <<<"$grids"
@@ -51,8 +53,8 @@ for g in "${gl[@]}"; do ps+=("${g%x*}") qs+=("${g#*x}"); done
   printf '1            # of broadcast\n1            BCASTs\n1            # of lookahead depth\n1            DEPTHs\n'
   printf '2            SWAP\n64           swapping threshold\n0            L1\n0            U\n1            Equilibration\n8            memory alignment\n'
 } > "$tmp/hpccinf.txt"
-out=bench/results/sim/hpl_P${P}_n${n}${plat_suffix}${TAG:+_$TAG}
-mkdir -p bench/results/sim
+out=$sim_results/hpl_P${P}_n${n}${plat_suffix}${TAG:+_$TAG}
+mkdir -p "$sim_results"
 {
   echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }${NODE_MEMORY:+NODE_MEMORY=$NODE_MEMORY }${SIM_CFG:+SIM_CFG=\"$SIM_CFG\" }${TAG:+TAG=$TAG }bench/sim/hpl.sh $*"
   # HPL keeps state in globals (its random generator's), so each rank needs its own copy of them

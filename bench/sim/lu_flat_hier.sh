@@ -25,8 +25,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . bench/sim/common.sh
 sim_platform "$P" "$tmp"
-out=bench/results/sim/lu_P${P}_n${n}${grid:+_$grid}$([ "$nb" = 128 ] || echo "_nb$nb")${bcast:+_$bcast}${SWAP:+_$SWAP}${ORDER:+_order$ORDER}${plat_suffix}
-mkdir -p bench/results/sim
+out=$sim_results/lu_P${P}_n${n}${grid:+_$grid}$([ "$nb" = 128 ] || echo "_nb$nb")${bcast:+_$bcast}${SWAP:+_$SWAP}${ORDER:+_order$ORDER}${plat_suffix}
+mkdir -p "$sim_results"
 {
   echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }${NODE_MEMORY:+NODE_MEMORY=$NODE_MEMORY }${SWAP:+SWAP=$SWAP }${ORDER:+ORDER=$ORDER }${SIM_CFG:+SIM_CFG=\"$SIM_CFG\" }bench/sim/lu_flat_hier.sh $*"
   sim_run "$P" "$tmp" "$build/sim_lu" --n "$n" --nb "$nb" --cases "$cases" ${grid:+--grid "$grid"} ${bcast:+--bcast "$bcast"} ${SWAP:+--swap "$SWAP"} ${ORDER:+--order "$ORDER"} --speed "${plat_speed}e9"

@@ -21,6 +21,7 @@ build=${BUILD:-build-smpi}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . bench/sim/common.sh
+mkdir -p "$sim_results"
 P=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["machines"][0]["P"])' "$MACHINE")
 PLATFORM=machine sim_platform "$P" "$tmp"
 cp "$tmp/plat.xml" "$tmp/rates.xml"
@@ -64,4 +65,4 @@ PY
   done < "$tmp/runs"
 } | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^(real|sim)=/) { split($i, kv, "="); v[kv[1]] = kv[2] }
            if (v["real"] > 0 && v["sim"] > 0) $0 = $0 sprintf(" sim/real=%.2f", v["sim"] / v["real"]); print }' |
-  tee "bench/results/sim/node_check_$(basename "$MACHINE" .json)${plat_suffix#_machine}.txt"
+  tee "$sim_results/node_check_$(basename "$MACHINE" .json)${plat_suffix#_machine}.txt"

@@ -18,14 +18,14 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . bench/sim/common.sh
 sim_platform "$P" "$tmp"
+mkdir -p "$sim_results"
 name=${PLATFORM:-bgp}${NODE_MEMORY:+_mem}_P$P
-mkdir -p bench/results/sim
 args=(--probe --show --op mm --n 4096 --top 3)
 if [ -n "$exact" ]; then
-  export SIM_CFG="--cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1" out=bench/results/sim/probe_${name}_exact
+  export SIM_CFG="--cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1" out=$sim_results/probe_${name}_exact
 else
-  export SIM_CFG= out=bench/results/sim/probe_$name
-  args+=(--save --machine "bench/results/sim/machine_$name.json")
+  export SIM_CFG= out=$sim_results/probe_$name
+  args+=(--save --machine "$sim_results/machine_$name.json")
 fi
 {
   echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }${NODE_MEMORY:+NODE_MEMORY=$NODE_MEMORY }bench/sim/probe_roundtrip.sh $*"

@@ -48,8 +48,8 @@ three_d=
 case ,$groups, in *,c[0-9]*) three_d=_3d ;; esac # cK: the 3D multiply with K layers (experiment 3)
 shapes=
 case $groups in *x*) shapes=1 ;; esac # IxJ: several points may share a G, so no plot over G
-out=bench/results/sim/summa_hsumma_P${P}_n${n}${K:+_k$K}${plat_suffix}${three_d}${5:+_$bcast}${GRID:+_$GRID}${NB:+_nb$NB}${MO:+_mo$MO}${TAG:+_$TAG}
-mkdir -p bench/results/sim
+out=$sim_results/summa_hsumma_P${P}_n${n}${K:+_k$K}${plat_suffix}${three_d}${5:+_$bcast}${GRID:+_$GRID}${NB:+_nb$NB}${MO:+_mo$MO}${TAG:+_$TAG}
+mkdir -p "$sim_results"
 {
   echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }${NODE_MEMORY:+NODE_MEMORY=$NODE_MEMORY }${SIM_CFG:+SIM_CFG=\"$SIM_CFG\" }${TORUS:+TORUS=\"$TORUS\" }${TAG:+TAG=$TAG }${GRID:+GRID=$GRID }${NB:+NB=$NB }${MO:+MO=$MO }${K:+K=$K }bench/sim/summa_hsumma.sh $*"
   echo "# smpirun: $(command -v smpirun)" # Debian's SimGrid or a patched one (build_simgrid.sh)
