@@ -124,6 +124,9 @@ sim_run() {
   done > "$dir/mem") &
   sampler=$!
   echo "# platform: $plat_gen ($plat_what)"
+  local probe=1e-5 # what a failed MPI_Iprobe costs (below), unless SIM_CFG sets another
+  [[ " ${SIM_CFG:-} " =~ smpi/iprobe:([^ ]*) ]] && probe=${BASH_REMATCH[1]}
+  echo "# smpi/iprobe: $probe s"
   # SMPI maps each rank's stack and its views of the folded shared blocks one by one: about 9
   # mappings a rank at 16,384 ranks, past Linux's default limit of 65,530 a process ("Could not
   # map folded virtual memory").
@@ -143,6 +146,14 @@ sim_run() {
   # smpi/privatization:no: hla has no global state that differs between ranks (src/kernels/sim.c's
   # switch is the same on all), and copying the program's data segment for each of 4,096 ranks
   # costs more than the rest of the set-up.
+  # smpi/iprobe:1e-5 (since 2026-11-30): SimGrid's MPI_Iprobe sleeps smpi/iprobe (default 0.1 ms)
+  # before it looks, so that a loop of probes advances the clock. HPL finds each L panel of its
+  # ring broadcast by such a loop (HPL_1rinM.c), so every hop of it came 0.1 ms late or more: HPL
+  # at 256 ranks of the torus on 16 x 16 took 0.526 s that way, 0.46 s with 1 us a probe (a real
+  # MPI_Iprobe's order), 0.953 s with SimGrid's growing default. 10 us keeps a hop's delay under
+  # the torus's 1.5 us link latency times a few and the simulator's spins affordable
+  # (bench/results/sim/README.md, "HPL's probes"). hla calls MPI_Iprobe only on a node's board,
+  # which the SMPI build has not.
   # smpi/test:1e-6, smpi/grow-injected-times:no (since 96abf29): SimGrid's default charges an
   # MPI_Test 0.1 ms of simulated time, times a count of failed tests that all simulated ranks share
   # (a static in its Request::test), so a rank's test grows costlier with every other rank's
@@ -165,7 +176,7 @@ sim_run() {
       --cfg=smpi/shared-malloc:global --cfg=smpi/shared-malloc-blocksize:67108864 \
       --cfg=smpi/allgather:mpich --cfg=smpi/allreduce:redbcast --cfg=smpi/reduce:binomial \
       --cfg=smpi/gather:ompi_binomial --cfg=smpi/barrier:ompi_tree --cfg=smpi/privatization:no \
-      --cfg=smpi/test:1e-6 --cfg=smpi/grow-injected-times:no \
+      --cfg=smpi/test:1e-6 --cfg=smpi/grow-injected-times:no --cfg=smpi/iprobe:$probe \
       --log=smpi_colls.thres:warning $plat_cfg ${SIM_CFG:-} "$@")
     echo $? > "$dir/rc"
   } 2>&1 | grep --line-buffered -vE '^\[|^$' || true # a run stopped early keeps the points it finished
