@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """hla's fastest simulated LU against HPL's, per network, ranks, order and block.
 
-    bench/sim/lu_best.py [--hpl] [FILES...]   (default: bench/results/sim/lu_P*.txt hpl_P*.txt)
+    bench/sim/lu_best.py [--hpl] [FILES...]
+                   (default: bench/results/sim/lu_P*.txt, hpl_P*.txt and hpl_probes_10us/hpl_P*.txt)
 
 Reads the results files of bench/sim/lu_flat_hier.sh and bench/sim/hpl.sh (their first line names
 the library and the command, the second the platform) and prints one table row per network
@@ -68,7 +69,8 @@ def main():
     with_hpl = "--hpl" in args
     args = [a for a in args if a != "--hpl"]
     files = args or sorted(
-        glob.glob("bench/results/sim/lu_P*.txt") + glob.glob("bench/results/sim/hpl_P*.txt"))
+        glob.glob("bench/results/sim/lu_P*.txt") + glob.glob("bench/results/sim/hpl_P*.txt")
+        + glob.glob("bench/results/sim/hpl_probes_10us/hpl_P*.txt"))
     best = {}  # key -> who -> (seconds, what, lib)
     grid_best = {}  # key, who, grid -> seconds
     for path in files:
