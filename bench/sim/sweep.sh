@@ -19,10 +19,10 @@
 #   4. The planner: the multiply it picks left free, simulated (TAG=pick); its prediction of every
 #      run above and its pick among them against the best simulated (plan_check.py,
 #      plan_check_lu.py), drawn by plot_plan.sh.
-# Needs build-smpi (smpicc, SimGrid 3.32) and the native build/hla-plan: scripts/sim.sh sweep
-# installs and builds both first. gnuplot (gnuplot-nox) for the plots, where installed.
-# What it took on a 2-core machine (2026-11-30, Debian's SimGrid 3.32 and the patched one alike):
-# see bench/results/sim/README.md, "The standard sweep".
+# Needs build-smpi (smpicc, SimGrid 3.32; BUILD another) and the native planner (HLA_PLAN_TOOL,
+# default build/hla-plan): scripts/sim.sh sweep installs and builds both first. gnuplot
+# (gnuplot-nox) for the plots, where installed. What it took on a 2-core machine (2026-11-30, with
+# the patched SimGrid of build_simgrid.sh): bench/results/sim/README.md, "The standard sweep".
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 P=${1:-256}
