@@ -104,14 +104,15 @@ static const int boards = 1;
 
 static void variants_identical_on(const tgrid *t, void *ctx) {
   const int64_t n = 37;
-  double *F[10];
-  int64_t ipiv[10][37];
+  double *F[12];
+  int64_t ipiv[12][37];
   /* v < 9: bit 0 look-ahead off, bit 1 two levels, bit 2 the long swap (auto: row swaps), bit 3
    * binomial broadcasts. v = 9: MPI's broadcasts, so that the L panels leave early by messages
-   * where the default posts them on the row's board (one node). */
-  for (int v = 0; v < 10; v++) {
+   * where the default posts them on the row's board (one node). v = 10, 11: the library's other
+   * broadcasts, the chain in segments of 64 bytes (many per message). */
+  for (int v = 0; v < 12; v++) {
     hla_opts o = HLA_OPTS_INIT;
-    const int b = v == 9 ? 0 : v;
+    const int b = v >= 9 ? 0 : v;
     hla_report rep;
     o.report = &rep;
     o.lookahead = b & 1 ? -1 : 0;
@@ -123,6 +124,8 @@ static void variants_identical_on(const tgrid *t, void *ctx) {
     if (b & 4) o.swap = HLA_SWAP_SPREAD;
     if (v == 8) o.bcast.alg = HBSP_BINOMIAL;
     if (v == 9) o.bcast.alg = HBSP_NATIVE;
+    if (v == 10) o.bcast.alg = HBSP_SCATTER_ALLGATHER;
+    if (v == 11) o.bcast.alg = HBSP_PIPELINE, o.bcast.segment = 64;
     F[v] = factor_gathered(t, n, 5, 5, &o, ipiv[v]);
     CU_ASSERT_EQUAL(rep.lu_alg, b & 2 ? HLA_LU_HIER : HLA_LU_FLAT);
     CU_ASSERT_EQUAL(rep.lookahead, b & 1 ? 0 : 1);
@@ -142,11 +145,11 @@ static void variants_identical_on(const tgrid *t, void *ctx) {
     }
   }
   if (t->rank == 0)
-    for (int v = 1; v < 10; v++) {
+    for (int v = 1; v < 12; v++) {
       CU_ASSERT_EQUAL(memcmp(ipiv[0], ipiv[v], sizeof ipiv[0]), 0);
       CU_ASSERT_EQUAL(ht_ndiff(F[0], F[v], n * n), 0);
     }
-  for (int v = 0; v < 10; v++) free(F[v]);
+  for (int v = 0; v < 12; v++) free(F[v]);
 }
 
 static void test_variants_identical(void) {

@@ -63,7 +63,7 @@ int hmat_redistribute_part_s(hmat src, int64_t si, int64_t sj, hmat dst, int64_t
 #define hlu_trsolve          hlu_trsolve_s
 #define hlu_fanin_words      hlu_fanin_words_s
 #define hlu_trsolve_fanin    hlu_trsolve_fanin_s
-#define hlu_u_stream_rest    hlu_u_stream_rest_s
+#define hlu_u_late           hlu_u_late_s
 #define hlu_u_wait           hlu_u_wait_s
 #define hlu_u_block          hlu_u_block_s
 #define hlu_u_rest           hlu_u_rest_s

@@ -20,7 +20,8 @@
  *      fewer rows to update than another rank (or M = 2), solves all and streams it point to
  *      point, the columns the next panel and the first slice of e. need first and the rest after
  *      the next panel, or pr sends each rank of its column a part of A12 to solve and the solved
- *      parts are exchanged; else pr solves all and sends U12 down its process column;
+ *      parts are exchanged; else pr solves and broadcasts U12 down its process column, on the
+ *      column of block k+1 that block's columns first and the rest after the next panel;
  *   e. update: A22 -= L21 U12 by dgemm (threaded BLAS of the node), first on the columns of block
  *      k+1 and then on the rest. With look-ahead, process column k+1 mod N factors panel k+1
  *      between the two, so the panel (latency-bound, one process column) runs while the other
@@ -347,9 +348,9 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
       HLA_CALL(hlu_u_rest(c, jb, nxt, nu, pr, A12));
       hlu_phase(c, HLU_T_U);
     }
-    /* Streamed: pr solves the rest of U12 now, after the panel, while the others update the first
-     * slice. */
-    HLA_CALL(hlu_u_stream_rest(c, jb, nxt, nu, A12));
+    /* U12's columns left for after the panel: streamed, pr solves them while the others update
+     * the first slice; broadcast, on the process column of block k+1, they go down it now. */
+    HLA_CALL(hlu_u_late(c, jb, nxt, nu, A12));
     hlu_phase(c, HLU_T_U);
     /* The interchanges of block k+1 over the rest of my columns, when this process column has
      * just factored panel k+1 (look-ahead, row swaps): their rows are packed right after the

@@ -90,7 +90,7 @@ typedef struct {
   hlu_level rowlv, collv; /* L panel along rows; pivots and U along columns */
   hbsp_coll how;          /* algorithm of each level's collectives (resolved with the plan) */
   const hbsp_coll *howp;  /* &how, or NULL for the library's choice */
-  hbsp_coll pipe;         /* a pipelined broadcast with the default segments (big_how) */
+  hbsp_coll pipe;         /* a pipelined broadcast, its segments set per message (big_how) */
   hbsp_coll tree;         /* a binomial tree, for big_how's short messages */
   /* workspaces, carved by hlu_workspace from work (the entries) and ctl (control data) */
   hreal *work, *ctl;
@@ -113,6 +113,7 @@ typedef struct {
    * open (pr: its sends; the others: their receives), in column order, request i for the message
    * that starts at local column ufrom[i] */
   int ustream;
+  int ulate; /* broadcast: pr + 1 while U12's columns right of block k+1 wait (hlu_u_late) */
   int nureq;
   MPI_Request ureq[3 * HLU_USPLIT_MAX];
   int64_t ufrom[3 * HLU_USPLIT_MAX];
@@ -212,15 +213,22 @@ static inline int64_t hlu_slice_end(const hlu_ctx *c, int64_t rest, int64_t s0) 
 #define HLU_TAG_L (HBSP_TAG_RESERVED + 100)
 #define HLU_TAG_U (HBSP_TAG_RESERVED + 101)
 
+/* The segment of a chain of bytes over P ranks: about the Hockney optimum (thresholds.h,
+ * HLU_CHAIN_HALF), within [HLU_CHAIN_SEG_MIN, HBSP_COLL_SEGMENT]. Local. */
+size_t hlu_chain_segment(size_t bytes, int P);
+
 /* How the L panels and U row blocks of bytes go along level lv: the user's algorithm, else on more
  * than two ranks a segmented chain, which moves these large messages (up to n/M x nb words) in
  * about one message time where a tree takes log2 P of them. Measured on 16 cores at n = 16384
  * (bench/results/history_16core.md, run 10): 1x16 370 -> 432 GF/s, 2x8 396 -> 482 against MPI's
- * broadcast. Shorter than HLU_CHAIN_MIN bytes, a binomial tree. */
-static inline const hbsp_coll *hlu_big_how(const hlu_ctx *c, const hlu_level *lv, size_t bytes) {
+ * broadcast. Shorter than HLU_CHAIN_MIN bytes, a binomial tree. The chain's segments shrink where
+ * a message is short for its chain (hlu_chain_segment). */
+static inline const hbsp_coll *hlu_big_how(hlu_ctx *c, const hlu_level *lv, size_t bytes) {
   if (c->howp) return c->howp;
   if (hbsp_size(lv->env) <= 2) return NULL;
-  return bytes >= HLU_CHAIN_MIN ? &c->pipe : &c->tree;
+  if (bytes < HLU_CHAIN_MIN) return &c->tree;
+  c->pipe.segment = hlu_chain_segment(bytes, hbsp_size(lv->env));
+  return &c->pipe;
 }
 
 /* Fill opts->report (if any) from ctx; seconds is the wall time of the call. Local. */
@@ -259,16 +267,20 @@ int hlu_allreduce_rec(const hlu_level *lv, void *rec, void *ws, size_t bytes, hb
  * with L11); nxt are the columns of block k+1 among mine. After the row swaps, pr's A12 holds the
  * block row; after the spread (HLA_SWAP_SPREAD) every rank's ubuf and l11 do, and only the first
  * nxt columns are solved here (hlu_u_rest does the others). Streamed (ublock.c) the columns
- * arrive later: hlu_u_wait before reading them, and pr calls hlu_u_stream_rest. Collective over
- * ctx->collv.env. BSP cost (C = nu): split (flat, 1 < M <= 4) 2 l_c + (jb^2 + jb C / M)(M - 1)
- * g_c on pr then jb C (M - 1) / M g_c, jb^2 C / M flops each; stream jb^2 C flops on pr and
- * jb C (M - 1) g_c from pr, three messages to each rank, no superstep; else jb^2 C flops on pr
- * and hlu_bcast of jb C words; spread: jb^2 nxt. */
+ * arrive later: hlu_u_wait before reading them, and pr calls hlu_u_late. Broadcast, the process
+ * column of block k+1 gets only those nxt columns here, the rest in hlu_u_late. Collective over
+ * ctx->collv.env. BSP cost (C = nu): split (flat, 1 < M <= 4) 2 l_c + (jb^2 + jb C / M)(M - 1) g_c
+ * on pr then jb C (M - 1) / M g_c, jb^2 C / M flops each; stream jb^2 C flops on pr and
+ * jb C (M - 1) g_c from pr, three messages to each rank, no superstep; else jb^2 C flops on pr and
+ * hlu_bcast of jb C words (of jb nxt words on the column of block k+1); spread: jb^2 nxt. */
 int hlu_u_block(hlu_ctx *ctx, int64_t j0, int jb, int64_t nxt, int64_t nu, int pr, const hreal *L,
                 int64_t ldl, hreal *A12);
 
-/* Streamed U12 (else nothing): on pr, the columns after the first slice solved and sent. Local. */
-int hlu_u_stream_rest(hlu_ctx *ctx, int jb, int64_t nxt, int64_t nu, hreal *A12);
+/* After the next panel: the columns of U12 that hlu_u_block left for it. Streamed, pr solves and
+ * sends those after the first slice (local); the bcast way, on the process column of block k+1,
+ * pr solves those right of it and broadcasts them (collective over ctx->collv.env: jb^2 (nu - nxt)
+ * flops on pr and hlu_bcast of jb (nu - nxt) words); else nothing. */
+int hlu_u_late(hlu_ctx *ctx, int jb, int64_t nxt, int64_t nu, hreal *A12);
 
 /* Streamed U12 (else nothing): the messages of the columns of ubuf before local column upto are
  * complete, on pr sent (ubuf is free to change there), on the others arrived. pr waits for its

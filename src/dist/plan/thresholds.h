@@ -43,6 +43,17 @@
  * 8 KB U blocks took 0.33 ms down a chain of 8 and the LU 0.268 s; with the tree 0.246 s
  * (bench/results/sim/README.md). */
 #define HLU_CHAIN_MIN ((size_t)12 << 10)
+/* The chain's segments (lu/bcast.c: hlu_chain_segment). A chain of X segments over P ranks takes
+ * (X + P - 2)(alpha + (m / X) beta), least at X = sqrt((P - 2) m beta / alpha) (Legrand), where
+ * alpha / beta is the message length that costs as much as its latency: HLU_CHAIN_HALF bytes
+ * here, a network's few microseconds at a few hundred MB/s to a few GB/s. The segments stay
+ * within [HLU_CHAIN_SEG_MIN, 64 KB], the BSP layer's default: on 16 cores the U blocks at
+ * n = 16384 (8 MB and more, over 8 or 16 ranks) keep 64 KB; a 128 KB block down a column of 16
+ * ranks of the simulated torus goes in 8 KB. There the LU at 256 ranks took 0.591 s on 16 x 16 with
+ * 64 KB segments, 0.481 with 16 KB, 0.448 with 8 KB and 0.456 with 4 KB
+ * (bench/results/sim/README.md: "The U blocks' chain"). */
+#define HLU_CHAIN_HALF    ((size_t)4 << 10)
+#define HLU_CHAIN_SEG_MIN ((size_t)8 << 10)
 
 /* The trailing update goes in four column slices once it is wider than 4 HLU_SLICE_BLOCKS blocks
  * (1024 columns with nb = 128): often enough to move the early broadcast along, seldom enough that
