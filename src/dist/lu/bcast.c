@@ -6,7 +6,6 @@
  *                     search, lu/panel.c).
  * Groups are made once per factorisation or solve (hlu_level_make) and may have unequal sizes,
  * so this does not need hbsp_coll.groups (which wants G equal groups of consecutive ranks). */
-#include <math.h>
 #include <stdlib.h>
 #include "dist/lu/lu_impl.h"
 
@@ -62,15 +61,6 @@ static const hbsp_coll *fit(const hbsp_coll *how, int P, hbsp_coll *tmp) {
   *tmp = *how;
   tmp->groups = 0;
   return tmp;
-}
-
-size_t hlu_chain_segment(size_t bytes, int P) {
-  if (P <= 2) return HBSP_COLL_SEGMENT;
-  const double x = sqrt((double)(P - 2) * (double)bytes / (double)HLU_CHAIN_HALF);
-  const double seg = x > 1 ? (double)bytes / x : (double)bytes;
-  return seg < (double)HLU_CHAIN_SEG_MIN   ? HLU_CHAIN_SEG_MIN
-         : seg > (double)HBSP_COLL_SEGMENT ? HBSP_COLL_SEGMENT
-                                           : (size_t)seg;
 }
 
 int hlu_bcast(const hlu_level *lv, void *buf, size_t bytes, int root, const hbsp_coll *how) {

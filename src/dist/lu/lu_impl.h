@@ -213,16 +213,12 @@ static inline int64_t hlu_slice_end(const hlu_ctx *c, int64_t rest, int64_t s0) 
 #define HLU_TAG_L (HBSP_TAG_RESERVED + 100)
 #define HLU_TAG_U (HBSP_TAG_RESERVED + 101)
 
-/* The segment of a chain of bytes over P ranks: about the Hockney optimum (thresholds.h,
- * HLU_CHAIN_HALF), within [HLU_CHAIN_SEG_MIN, HBSP_COLL_SEGMENT]. Local. */
-size_t hlu_chain_segment(size_t bytes, int P);
-
 /* How the L panels and U row blocks of bytes go along level lv: the user's algorithm, else on more
  * than two ranks a segmented chain, which moves these large messages (up to n/M x nb words) in
  * about one message time where a tree takes log2 P of them. Measured on 16 cores at n = 16384
  * (bench/results/history_16core.md, run 10): 1x16 370 -> 432 GF/s, 2x8 396 -> 482 against MPI's
  * broadcast. Shorter than HLU_CHAIN_MIN bytes, a binomial tree. The chain's segments shrink where
- * a message is short for its chain (hlu_chain_segment). */
+ * a message is short for its chain (thresholds.h: hlu_chain_segment). */
 static inline const hbsp_coll *hlu_big_how(hlu_ctx *c, const hlu_level *lv, size_t bytes) {
   if (c->howp) return c->howp;
   if (hbsp_size(lv->env) <= 2) return NULL;

@@ -699,13 +699,19 @@ double hp_bcast(const hp_ctx *x, hp_env e, int alg, double bytes) {
   return x->kappa[alg] * bcast_raw(x, e, alg, bytes);
 }
 
+double hp_bcast_lu(const hp_ctx *x, hp_env e, int alg, double bytes) {
+  if (alg != HBSP_PIPELINE || e.p <= 2 || bytes <= 0) return hp_bcast(x, e, alg, bytes);
+  return x->kappa[alg] *
+         hp_bcast_seg(x, e, alg, bytes, (double)hlu_chain_segment((size_t)bytes, e.p));
+}
+
 /* The time until relative rank 1 of e has the whole message: the library's segmented chain hands
  * each of its X segments to it first (over a link inside a node where the ranks of e share nodes),
  * while a tree reaches it only at the end. */
 double hp_bcast_first(const hp_ctx *x, hp_env e, int alg, double bytes) {
-  if (alg != HBSP_PIPELINE || e.p <= 2 || bytes <= 0) return hp_bcast(x, e, alg, bytes);
+  if (alg != HBSP_PIPELINE || e.p <= 2 || bytes <= 0) return hp_bcast_lu(x, e, alg, bytes);
   const hplan_link lk = e.spans <= 1 || e.per_node > 1 ? x->intra : x->inter;
-  const double X = fmax(1.0, ceil(bytes / 65536.0));
+  const double X = fmax(1.0, ceil(bytes / (double)hlu_chain_segment((size_t)bytes, e.p)));
   return x->kappa[alg] * X * (lk.alpha + bytes / X * lk.beta);
 }
 
@@ -714,7 +720,8 @@ double hp_bcast_first(const hp_ctx *x, hp_env e, int alg, double bytes) {
  * the other broadcasts (the LU prices them whole on its critical path). */
 double hp_bcast_busy(const hp_ctx *x, hp_env e, int alg, double bytes) {
   if (alg != HBSP_PIPELINE || e.p <= 2 || bytes <= 0) return 0.0;
-  const double X = fmax(1.0, ceil(bytes / 65536.0)), m = bytes / X;
+  const double X = fmax(1.0, ceil(bytes / (double)hlu_chain_segment((size_t)bytes, e.p))),
+               m = bytes / X;
   if (x->net.nd > 0 && e.n1 > 0 && e.spans > 1) {
     double *work = NULL;
     hp_tstep s;
@@ -741,8 +748,8 @@ int hp_node_levels(const hp_ctx *x, hp_env e, hp_env *in, hp_env *lead) {
 
 double hp_bcast_nodes(const hp_ctx *x, hp_env e, int alg, double bytes) {
   hp_env in, lead;
-  if (!hp_node_levels(x, e, &in, &lead)) return hp_bcast(x, e, alg, bytes);
-  return 2 * hp_bcast(x, in, alg, bytes) + hp_bcast(x, lead, alg, bytes);
+  if (!hp_node_levels(x, e, &in, &lead)) return hp_bcast_lu(x, e, alg, bytes);
+  return 2 * hp_bcast_lu(x, in, alg, bytes) + hp_bcast_lu(x, lead, alg, bytes);
 }
 
 /* ... and what it holds a rank (hp_bcast_busy): a node's chain and the leaders' */
@@ -757,7 +764,7 @@ double hp_bcast_nodes_busy(const hp_ctx *x, hp_env e, int alg, double bytes) {
 double hp_bcast_nodes_first(const hp_ctx *x, hp_env e, int alg, double bytes) {
   hp_env in, lead;
   if (!hp_node_levels(x, e, &in, &lead)) return hp_bcast_first(x, e, alg, bytes);
-  return hp_bcast_first(x, in, alg, bytes) + hp_bcast(x, lead, alg, bytes) / e.per_node;
+  return hp_bcast_first(x, in, alg, bytes) + hp_bcast_lu(x, lead, alg, bytes) / e.per_node;
 }
 
 double hp_sync(const hp_ctx *x, hp_env e, double h) {

@@ -250,7 +250,7 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
     const int lalg = big_alg(c, row.p, Lb);
     double L = ring   ? ring_hop(x, row, Lb)
                : hier ? hp_bcast_nodes(x, row, lalg, Lb)
-                      : hp_bcast(x, row, lalg, Lb);
+                      : hp_bcast_lu(x, row, lalg, Lb);
     cmp += L;
     /* With look-ahead only the next panel's owner, the chain's first rank, waits for the L panel
      * on the critical path; the others, further down the chain, lag behind by the rest of it, the
@@ -302,7 +302,7 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
       cp += left;
       t += left;
     }
-    double trsm, Ub;
+    double trsm, Ub, Unext = -1; /* Unext: the U block before the next panel, where less */
     const int pr = (int)(k % M);
     const double R1pr = (double)(hcyc_numroc(n, nb, pr, M) - hcyc_numroc(j1, nb, pr, M));
     if (usplit && Cn > 0 && (M == 2 || R1 - R1pr >= jb / 2)) {
@@ -333,7 +333,7 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
       trsm = Cn > 0 ? 0.6 * hp_gemm(x, jb, Cn, jb) + hp_pack_t(x, 8.0 * jb * Cn) : 0.0;
       const double ub = 8.0 * jb * Cn;
       const int ualg = big_alg(c, col.p, ub);
-      const double t1 = hier ? hp_bcast_nodes(x, one, ualg, ub) : hp_bcast(x, one, ualg, ub);
+      const double t1 = hier ? hp_bcast_nodes(x, one, ualg, ub) : hp_bcast_lu(x, one, ualg, ub);
       /* Round the ring the chains go down the same nodes at the same pace, one started a hop
        * after the other: one that is more than a rank's hold on its segments behind another
        * never shares a link with it, and those within it do, of whatever node (on a torus the
@@ -347,9 +347,17 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
       const int64_t kk =
           ring ? ring_overlap(cols, held > 0 ? x->kappa[ualg] * held : t1, hops) : ucols;
       const hp_env uk = hp_env_family(ucol0, 1, (int)kk, 0, 1);
-      Ub = hier ? hp_bcast_nodes(x, uk, ualg, ub) : hp_bcast(x, uk, ualg, ub);
+      Ub = hier ? hp_bcast_nodes(x, uk, ualg, ub) : hp_bcast_lu(x, uk, ualg, ub);
       if (ualg == HBSP_PIPELINE) /* the chains; the trees' few long steps stay in step */
         Ub = out_of_step(t1, Ub, kk);
+      /* the process column of block k+1 broadcasts that block's columns first (ublock.c), the
+       * rest after the next panel: only those stand before it */
+      const double nx = fmin(Cn, (double)(n - j1 < nb ? n - j1 : nb)), ubn = 8.0 * jb * nx;
+      if (la && nx > 0 && nx < Cn && t1 > 0) {
+        const int nalg = big_alg(c, col.p, ubn);
+        Unext =
+            Ub * (hier ? hp_bcast_nodes(x, one, nalg, ubn) : hp_bcast_lu(x, one, nalg, ubn)) / t1;
+      }
     }
     cmp += Ub;
     double upd = hp_gemm(x, R1, Cn, jb);
@@ -387,7 +395,9 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
                      : hier  ? hp_bcast_nodes_busy(x, row, lalg, Lb)
                              : hp_bcast_busy(x, row, lalg, Lb);
       double Lfirst = ring ? Le : early ? (1 - x->ovl) * Le : Lcrit;
-      step = panel + swap + trsm + Ub + wait + fmax(Lfirst + fmax(upd, upd_next + pn), Lbusy + upd);
+      const double Un = Unext >= 0 ? Unext : Ub;
+      step = panel + swap + trsm + wait +
+             fmax(Lfirst + fmax(Ub + upd, Un + upd_next + pn), Lbusy + Ub + upd);
     }
     cm += cmp;
     t += step;

@@ -161,6 +161,10 @@ double hp_gemm(const hp_ctx *ctx, double m, double n, double k);
  */
 double hp_bcast(const hp_ctx *ctx, hp_env e, int alg, double bytes);
 
+/* hp_bcast as the LU's L panels and U blocks go (lu_impl.h: hlu_big_how): its chain in the
+ * segments of hlu_chain_segment. */
+double hp_bcast_lu(const hp_ctx *ctx, hp_env e, int alg, double bytes);
+
 /* MPI_Ibcast (+ wait) of bytes over e: the multiply's overlapped panel broadcasts. */
 double hp_ibcast(const hp_ctx *ctx, hp_env e, double bytes);
 /* Two-level broadcast over a process row or column cut by nodes (hierarchical LU): inside the

@@ -3,10 +3,14 @@
  * trailing update is sliced, where the solve runs by fan-in, and the multiply's smallest automatic
  * panel. The entries (matmul/matmul.c, lu/lu.c) decide with them, the algorithms run what was
  * decided, and the model (model_lu.c, model_mm.c) prices the same variants: one definition below
- * all three. Pure constants; no code. Also the workspace a grid keeps, which the model prices.
+ * all three. Constants, and the one rule both the LU and its model apply (the chain's segment).
+ * Also the workspace a grid keeps, which the model prices.
  */
 #ifndef HLA_DIST_PLAN_THRESHOLDS_H
 #define HLA_DIST_PLAN_THRESHOLDS_H
+
+#include <math.h>
+#include <stddef.h>
 
 /* Most words of workspace a grid keeps between operations while none is lent (layout/workspace.c:
  * hdist_take); the model charges fresh pages for what is beyond. */
@@ -43,17 +47,28 @@
  * 8 KB U blocks took 0.33 ms down a chain of 8 and the LU 0.268 s; with the tree 0.246 s
  * (bench/results/sim/README.md). */
 #define HLU_CHAIN_MIN ((size_t)12 << 10)
-/* The chain's segments (lu/bcast.c: hlu_chain_segment). A chain of X segments over P ranks takes
+/* The chain's segments (hlu_chain_segment, below). A chain of X segments over P ranks takes
  * (X + P - 2)(alpha + (m / X) beta), least at X = sqrt((P - 2) m beta / alpha) (Legrand), where
  * alpha / beta is the message length that costs as much as its latency: HLU_CHAIN_HALF bytes
  * here, a network's few microseconds at a few hundred MB/s to a few GB/s. The segments stay
  * within [HLU_CHAIN_SEG_MIN, 64 KB], the BSP layer's default: on 16 cores the U blocks at
  * n = 16384 (8 MB and more, over 8 or 16 ranks) keep 64 KB; a 128 KB block down a column of 16
- * ranks of the simulated torus goes in 8 KB. There the LU at 256 ranks took 0.591 s on 16 x 16 with
- * 64 KB segments, 0.481 with 16 KB, 0.448 with 8 KB and 0.456 with 4 KB
+ * ranks of the simulated torus goes in 8 KB. There the LU at 256 ranks on 16 x 16 took 0.546 s
+ * with 64 KB segments, 0.481 with 16 KB, 0.448 with 8 KB and 0.456 with 4 KB
  * (bench/results/sim/README.md: "The U blocks' chain"). */
 #define HLU_CHAIN_HALF    ((size_t)4 << 10)
 #define HLU_CHAIN_SEG_MIN ((size_t)8 << 10)
+#define HLU_CHAIN_SEG_MAX ((size_t)64 << 10) /* bsp/coll_impl.h: HBSP_COLL_SEGMENT */
+
+/* The segment of the LU's chain of bytes over P ranks (the rule above). */
+static inline size_t hlu_chain_segment(size_t bytes, int P) {
+  if (P <= 2) return HLU_CHAIN_SEG_MAX;
+  const double x = sqrt((double)(P - 2) * (double)bytes / (double)HLU_CHAIN_HALF);
+  const double seg = x > 1 ? (double)bytes / x : (double)bytes;
+  return seg < (double)HLU_CHAIN_SEG_MIN   ? HLU_CHAIN_SEG_MIN
+         : seg > (double)HLU_CHAIN_SEG_MAX ? HLU_CHAIN_SEG_MAX
+                                           : (size_t)seg;
+}
 
 /* The trailing update goes in four column slices once it is wider than 4 HLU_SLICE_BLOCKS blocks
  * (1024 columns with nb = 128): often enough to move the early broadcast along, seldom enough that
