@@ -32,6 +32,13 @@
 # On a fat tree SimGrid also gave every switch a limiter of that bandwidth, capping all it routes,
 # with names that clash with the nodes' on small trees: the patch gives switches none. No platform
 # of hla had a limiter before, so nothing simulated before changes (NODE_MEMORY in common.sh).
+# 3.32-shared.patch: where a message starts inside a private part of a partly shared buffer
+# (SMPI_PARTIAL_SHARED_MALLOC, the model mode's workspaces), SimGrid shifted that part's start by
+# the message's offset in unsigned arithmetic, wrapped round and copied none of it. The LU's L
+# panels keep their header (the pivots) private there; the scatter-allgather broadcast cuts a short
+# panel, mostly header, into pieces that start inside it, so the ranks' pivots differed and the run
+# ended in MPI_ERR_TRUNCATE or a deadlock (bench/sim/sim_lu.c checks for it). No other message of
+# hla starts inside a private part: the standard LU's simulated times are the same to the digit.
 # bench/sim/common.sh also runs the simulator on tcmalloc (libtcmalloc-minimal4, installed here).
 # Needs root for apt (a deb-src entry for bookworm is added if there is none) and about 11 minutes
 # of 2 cores.

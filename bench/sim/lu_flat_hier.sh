@@ -10,11 +10,9 @@
 # CASES: flat (HLA_LU_FLAT), hier (HLA_LU_HIER, groups by node: the library's choice) and IxJ
 # (HLA_LU_HIER with I x J groups); the grid is the most square M x N unless given. BCAST
 # (native, flat, binomial, pipeline, scatter_allgather) fixes the LU's broadcasts (hla_opts.bcast;
-# default: the library's choice). scatter_allgather fails here since at least 2fcb2e8 (2 x 2, n =
-# 512: MPI_ERR_TRUNCATE in the final interchanges; 8 x 8: a deadlock), not in the SMPI build's real
-# mode nor under Open MPI (tests/test_lu.c runs it): the likely cause is that its pieces cut an L
-# panel's header, which model mode keeps private within SMPI's shared pages and SimGrid copies only
-# from a message that starts at or before it (lu.c: hlu_workspace). SWAP=rows|spread fixes the row interchanges (hla_opts.swap).
+# default: the library's choice); scatter_allgather needs the SimGrid of bench/sim/build_simgrid.sh
+# (3.32-shared.patch; sim_lu stops with a message on another). SWAP=rows|spread fixes the row
+# interchanges (hla_opts.swap).
 # ORDER=C places the ranks column-major on the grid (hgrid_create_order; default row-major).
 # PLATFORM (default bgp): the machine, bench/sim/common.sh. Needs build-smpi (scripts/sim.sh, or
 # BUILD). Writes bench/results/sim/lu_P<P>_n<N>[_MxN][_nb<NB> where NB is not 128][_BCAST][_SWAP]
