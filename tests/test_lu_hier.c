@@ -4,6 +4,7 @@
  * @procs 1 2 3 4 6 8
  * @env HLA_VIRTUAL_NODES=2
  */
+#include "dist/lu/lu_impl.h"
 #include "dist/plan/thresholds.h"
 #include "test_lu_util.h"
 
@@ -52,13 +53,16 @@ static void hier_equals_flat_on(const tgrid *t, void *ctx) {
     } else {
       CU_ASSERT_EQUAL(rep.lu_alg, algs[v]);
     }
-    if (v == 0 && t->member && t->N > 1) { /* the L panels: a board only on a row in one node */
+    if (v <= 1 && t->member && t->N > 1) { /* the L panels: a board only on a row in one node */
       const int first = t->rank / t->N * t->N, P = t->M * t->N;
-      const int one = boards && vnode(first, P) == vnode(first + t->N - 1, P);
+      const int node = vnode(first, P) == vnode(first + t->N - 1, P), one = boards && node;
       if (one && t->N > 2) CU_ASSERT_PTR_NOT_NULL(strstr(rep.why, "L panels on the row's board"));
+      /* short rows across both nodes: from the root to each when flat, by node two levels */
       if ((!one || t->N == 2) && t->N <= HLU_EARLY_MAX)
-        CU_ASSERT_PTR_NOT_NULL(strstr(rep.why, "L panels sent early"));
-      /* longer rows across both nodes, or without a board: round a ring */
+        CU_ASSERT_EQUAL(strstr(rep.why, "L panels sent early") != NULL,
+                        v == 0 || node || t->N == 2);
+      /* longer rows across both nodes, or without a board: round a ring, by node too (each node's
+       * ranks follow one another along the row) */
       CU_ASSERT_EQUAL(strstr(rep.why, "round a ring") != NULL,
                       (!one || t->N == 2 || !boards) && t->N > HLU_EARLY_MAX);
       if (!one) CU_ASSERT_PTR_NULL(strstr(rep.why, "row's board"));
@@ -127,6 +131,19 @@ static void test_hier_exact_and_solve(void) {
   tgrid_each(hier_exact_and_solve_on, NULL);
 }
 
+/* Whether a row's groups (nodes) each follow one another round it, so that the L panels' ring
+ * crosses to the next group once a group (lu.c). Local: rank 0 alone. */
+static void test_groups_in_runs(void) {
+  static const int runs[] = {0, 0, 1, 1, 1}, wrap[] = {1, 0, 0, 1, 1}, mixed[] = {0, 1, 0, 1, 1},
+                   three[] = {0, 1, 1, 2, 2}, split[] = {0, 0, 1, 1, 0, 2};
+  CU_ASSERT_TRUE(hlu_groups_in_runs(NULL, 5, 1));
+  CU_ASSERT_TRUE(hlu_groups_in_runs(runs, 5, 2));
+  CU_ASSERT_TRUE(hlu_groups_in_runs(wrap, 5, 2)); /* group 1 runs on round the end */
+  CU_ASSERT_FALSE(hlu_groups_in_runs(mixed, 5, 2));
+  CU_ASSERT_TRUE(hlu_groups_in_runs(three, 5, 3));
+  CU_ASSERT_FALSE(hlu_groups_in_runs(split, 6, 3));
+}
+
 void hla_test_register(void) {
-  HT_SUITE("lu_hier", test_hier_equals_flat, test_hier_exact_and_solve);
+  HT_SUITE("lu_hier", test_hier_equals_flat, test_hier_exact_and_solve, test_groups_in_runs);
 }

@@ -55,6 +55,13 @@ int hlu_level_free(hlu_level *lv) {
   return rc;
 }
 
+int hlu_groups_in_runs(const int *group, int P, int ngroups) {
+  if (group == NULL) return 1;
+  int changes = 0;
+  for (int i = 0; i < P; i++) changes += group[i] != group[(i + 1) % P];
+  return changes <= ngroups;
+}
+
 /* how for one environment of P ranks: Hasanov groups only where they divide P. */
 static const hbsp_coll *fit(const hbsp_coll *how, int P, hbsp_coll *tmp) {
   if (how == NULL || how->groups <= 1 || (how->groups < P && P % how->groups == 0)) return how;

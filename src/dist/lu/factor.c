@@ -8,7 +8,8 @@
  *      did it in step k-1;
  *   b. L: the panel (my rows >= j0) with the pivots and the zero-pivot flag goes along every
  *      process row from pc: with look-ahead on a flat row early (see e.), on the row's board, from
- *      pc to each or round a ring; else by a one- or two-level broadcast (bcast.c);
+ *      pc to each or round a ring (also a longer row by node whose nodes' ranks follow one
+ *      another: lu.c); else by a one- or two-level broadcast (bcast.c);
  *   c. swaps: the jb interchanges, composed into one permutation, move every touched row once to
  *      its final owner right of the panel, in one superstep per process column (swap.c); left
  *      of the panels they wait for the end (f.). On the process column that factored the panel by

@@ -321,14 +321,23 @@ int hlu_workspace(hlu_ctx *c, int factor, hmat B) {
    * with look-ahead on a flat process row: on the row's board where there is one, else by
    * messages (a message's count must fit an int), from the root to each on rows of up to
    * HLU_EARLY_MAX ranks (the library's or MPI's own broadcast asked for), round a ring on longer
-   * ones (the library's). */
+   * ones (the library's). A longer row by node goes round the ring too where each node's ranks
+   * follow one another along it (as they do on hgrid's placements when MPI fills a node's ranks
+   * first): the ring then crosses to the next node once, as the two-level broadcast does, and it
+   * does not hold the ranks while they update. The two-level broadcast is blocking: the next
+   * panel's owner had the whole panel only after its own node's chain, and on 8 x 128 ranks of
+   * the simulated fat tree (rows over two nodes of 64) the LU took 0.157 s that way, 0.124 s
+   * round the ring (bench/results/sim/README.md). */
   const int how_auto = c->howp == NULL || c->howp->alg == HBSP_AUTO;
-  const int msgs = c->plan.lookahead && c->N > 1 && c->rowlv.local == NULL && lw <= INT_MAX;
+  const int msgs = c->plan.lookahead && c->N > 1 && lw <= INT_MAX;
+  const int ring = msgs && c->N > HLU_EARLY_MAX && how_auto &&
+                   hlu_groups_in_runs(c->rowlv.group, c->N, c->rowlv.ngroups);
   if (c->board != NULL)
     c->plan.lpanels = HLU_L_BOARD;
-  else if (msgs && c->N <= HLU_EARLY_MAX && (how_auto || c->howp->alg == HBSP_NATIVE))
+  else if (msgs && c->rowlv.local == NULL && c->N <= HLU_EARLY_MAX &&
+           (how_auto || c->howp->alg == HBSP_NATIVE))
     c->plan.lpanels = HLU_L_EARLY;
-  else if (msgs && c->N > HLU_EARLY_MAX && how_auto)
+  else if (ring)
     c->plan.lpanels = HLU_L_RING;
   else
     c->plan.lpanels = HLU_L_BCAST;

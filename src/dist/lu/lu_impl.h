@@ -238,6 +238,10 @@ void hlu_report(const hlu_ctx *ctx, const hla_opts *opts, double seconds);
 int hlu_level_make(hbsp_env env, const int64_t *key, hlu_level *lv);
 /* Free lv's sub-environments (collective over lv->env). */
 int hlu_level_free(hlu_level *lv);
+/* 1 when each of the P groups' members follow one another round the ranks 0 .. P - 1 of an
+ * environment (group[i] of rank i; a flat level, group NULL, too): a ring in rank order then
+ * crosses from group to group once a group, as a two-level broadcast does. Local, pure. */
+int hlu_groups_in_runs(const int *group, int P, int ngroups);
 
 /* Broadcast bytes from rank root of lv->env to every rank of it: flat, the collective of how;
  * two levels, inside the root's group, then among the group leaders, then inside the other groups.

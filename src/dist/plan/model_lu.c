@@ -10,7 +10,8 @@
  * column's board: no latency), on a two-level column the same records node first, then among the
  * nodes' leaders (routed), then back in the node, and the flops (with those of the recursion's U12
  * blocks, which every rank solves); L       bcast(row, (jb + 1 + R jb) 8) (two levels by node in
- * the hierarchical variant; the L and U broadcasts' algorithm by their size, big_alg); swaps right
+ * the hierarchical variant where the row does not go round the ring, below; the L and U
+ * broadcasts' algorithm by their size, big_alg); swaps right
  * of the panel: M = 1 local copies of 2 jb rows; M > 1 one round of messages of the column
  * (hbsp_sync_known: no l), h = 2 jb (M - 1)/M (local columns right of the panel; on a torus or
  * ports the diagonal owners' trades routed, of the columns that hold blocks right of the panel,
@@ -32,11 +33,11 @@
  * row's board (N > 2 on one node, the library's broadcasts: the others read it in place, L = 0) or
  *   sends it at once (MPI's broadcast or the library's, up to HLU_EARLY_MAX process columns), so a
  *   step costs L (1 - ovl) + swaps + U + max(update of everything, update of block k + 1 + panel
- *   k + 1); on wider flat rows (the library's broadcasts) round a ring: one hop of the whole
- *   panel (the row's hops' average, ring_hop) before both. With another broadcast on wider flat
- *   rows the next owner is the first rank of the segmented chain: a step waits only for its X
- *   segments over one link, and the rest of the chain once, at the end, but the rank with the
- *   largest update also for its time in the chain (hp_bcast_busy). One process (1 x 1):
+ *   k + 1); on wider rows, flat or by node (the library's broadcasts), round a ring: one hop of
+ *   the whole panel (the row's hops' average, ring_hop) before both. With another broadcast on
+ *   wider flat rows the next owner is the first rank of the segmented chain: a step waits only
+ *   for its X segments over one link, and the rest of the chain once, at the end, but the rank
+ *   with the largest update also for its time in the chain (hp_bcast_busy). One process (1 x 1):
  *   LAPACK's dgetrf, 2/3 n^3 (1 + getrf_half / n) / getrf_rate.
  *   Where the machine gives no boards (hplan_machine.no_board), neither board: the records go by
  *   the exchange, the L panels early or round the ring, as the library then sends them.
@@ -208,7 +209,10 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
    * 32 x 128.) */
   const hp_env ucol0 = hp_env_of(x, 0, N, M);
   int la = c->lookahead > 0 && N > 1;
-  int flat_row = la && (!hier || row.spans <= 1 || row.per_node <= 1);
+  /* By node, a longer row goes round the ring too (lu.c): hp_env_of places ranks on nodes in
+   * order, so each node's ranks of a row follow one another */
+  int flat_row = la && (!hier || row.spans <= 1 || row.per_node <= 1 ||
+                        (N > HLU_EARLY_MAX && c->bcast_alg == HBSP_AUTO));
   /* the L panel posted on the row's board (one node, the library's broadcasts) or sent early */
   int board = flat_row && N > HLU_BOARD_MIN && row.spans <= 1 && c->bcast_alg == HBSP_AUTO &&
               !x->m->no_board;
@@ -217,6 +221,7 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
               (flat_row && N <= HLU_EARLY_MAX &&
                (c->bcast_alg == HBSP_AUTO || c->bcast_alg == HBSP_NATIVE));
   int auto_alg = c->bcast_alg == HBSP_AUTO;
+  int row_nodes = hier && !flat_row; /* the L panels by the two-level broadcast */
   /* U12 streamed or solved in parts over the column (ublock.c: one level, the library's
    * collectives) */
   int usplit = auto_alg && M > 1 && M <= HLU_USPLIT_MAX &&
@@ -248,17 +253,17 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
     cp += panel;
     double Lb = 8.0 * (jb + 1 + R0 * jb);
     const int lalg = big_alg(c, row.p, Lb);
-    double L = ring   ? ring_hop(x, row, Lb)
-               : hier ? hp_bcast_nodes(x, row, lalg, Lb)
-                      : hp_bcast_lu(x, row, lalg, Lb);
+    double L = ring        ? ring_hop(x, row, Lb)
+               : row_nodes ? hp_bcast_nodes(x, row, lalg, Lb)
+                           : hp_bcast_lu(x, row, lalg, Lb);
     cmp += L;
     /* With look-ahead only the next panel's owner, the chain's first rank, waits for the L panel
      * on the critical path; the others, further down the chain, lag behind by the rest of it, the
      * same each step, which shows once, at the end (lag). By node, the first rank of the root's
      * node's chain (the whole broadcast put 8 x 128 at 1.61 x on the fat tree). */
-    double Lcrit = !la    ? L
-                   : hier ? hp_bcast_nodes_first(x, row, lalg, Lb)
-                          : hp_bcast_first(x, row, lalg, Lb);
+    double Lcrit = !la         ? L
+                   : row_nodes ? hp_bcast_nodes_first(x, row, lalg, Lb)
+                               : hp_bcast_first(x, row, lalg, Lb);
     if (k == 0) lag = L - Lcrit;
     const ring_hops hops = ring ? ring_hops_of(x, row, Lb) : (ring_hops){0.0, 0.0, 1};
     /* the ring: panel k reaches the last rank that holds columns right of it (factor.c's
@@ -390,10 +395,10 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
        * block, but a rank that has just handed its panel on waits for the next one to come round
        * the other N - 1 hops, once every N steps, and makes it up over the other N - 1 steps: on
        * average one hop a step beside its update, and the next owner waits for one hop. */
-      double Lbusy = ring    ? Le
-                     : early ? 0.0
-                     : hier  ? hp_bcast_nodes_busy(x, row, lalg, Lb)
-                             : hp_bcast_busy(x, row, lalg, Lb);
+      double Lbusy = ring        ? Le
+                     : early     ? 0.0
+                     : row_nodes ? hp_bcast_nodes_busy(x, row, lalg, Lb)
+                                 : hp_bcast_busy(x, row, lalg, Lb);
       double Lfirst = ring ? Le : early ? (1 - x->ovl) * Le : Lcrit;
       const double Un = Unext >= 0 ? Unext : Ub;
       step = panel + swap + trsm + wait +
