@@ -6,13 +6,13 @@ times, and its pick against the best simulated grid.
 
 MACHINE.json is a machine model that hplan_probe measured under smpirun on the simulated platform
 (bench/sim/probe_roundtrip.sh, with bench/sim/add_torus.py for its network); RESULTS.txt are outputs
-of bench/sim/lu_flat_hier.sh on that platform. For every simulated LU (P, n, nb, grid, flat or
-hierarchical by node, the broadcasts) it asks hla-plan for the prediction of that configuration
-(4 ranks a node, one thread, look-ahead on, as lu_flat_hier.sh runs it; a machine model with a
-torus or leaves is given the results' network, from their "# platform:" line) and prints
-predicted / simulated, with the commit the run was made at (its results file's first line). Per
-machine size it then asks hla-plan for its pick among all grids, in the
-panels (nb) of the best simulated run with the library's own broadcasts, and compares the two.
+of bench/sim/lu_flat_hier.sh on that platform (a run in two of them counts from the first). For
+every simulated LU (P, n, nb, grid, flat or hierarchical by node, the broadcasts) it asks hla-plan
+for the prediction of that configuration (4 ranks a node, one thread, look-ahead on, as
+lu_flat_hier.sh runs it; a machine model with a torus or leaves is given the results' network, from
+their "# platform:" line) and prints predicted / simulated, with the commit the run was made at (its
+results file's first line). Per machine size it then asks hla-plan for its pick among all grids, in
+the panels (nb) of the best simulated run with the library's own broadcasts, and compares the two.
 Prints a table and JSON lines."""
 import json, re, subprocess
 from plan_args import command_line, network_of
@@ -44,7 +44,8 @@ def library_of(results):
     return first.split(",")[1].split(":")[0].strip() if first.startswith("# 20") else "?"
 
 
-sims = {}  # P -> [(run, net)]
+sims = {}  # P -> [(run, net)]; a run in two results files counts from the first one given
+seen = set()
 for res in results:
     net = network_of(res)
     lib = library_of(res)
@@ -54,18 +55,17 @@ for res in results:
             # a hierarchical run in groups of 1 x 1 (rows and columns each on one node) ran flat
             if r.get("order", "R") != "R":  # the model places ranks row-major only
                 continue
+            key = (r["P"], r["n"], r["grid"], r["nb"], r["case"], r["bcast"])
+            if key in seen:
+                continue
             if r["case"] == "flat" or (r["case"] == "hier" and r["groups"] != "1x1"):
+                seen.add(key)
                 r["library"] = lib
                 sims.setdefault(r["P"], []).append((r, net))
 
 print("P      n      grid     nb   alg   bcast     simulated  predicted  ratio  library")
 for P in sorted(sims):
-    seen = set()
     for r, net in sims[P]:
-        key = (r["n"], r["grid"], r["nb"], r["case"], r["bcast"])
-        if key in seen:  # the same run in two results files
-            continue
-        seen.add(key)
         got = [p for p in plans(P, r["n"], r["nb"], net, r["grid"], r["bcast"])
                if p[1] == r["case"]]
         pred = got[0][0] if got else None
