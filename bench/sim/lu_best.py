@@ -2,8 +2,8 @@
 """hla's fastest simulated LU against HPL's, per network, ranks, order and block.
 
     bench/sim/lu_best.py [--hpl] [FILES...]
-                   (default: bench/results/sim/lu_P*.txt, u_chain/lu_P*.txt, hpl_P*.txt and
-                    hpl_probes_10us/hpl_P*.txt)
+                   (default: bench/results/sim/lu_P*.txt, u_chain/lu_P*.txt,
+                    hier_ring/lu_P*.txt, hpl_P*.txt and hpl_probes_10us/hpl_P*.txt)
 
 Reads the results files of bench/sim/lu_flat_hier.sh and bench/sim/hpl.sh (their first line names
 the library and the command, the second the platform) and prints one table row per network
@@ -71,6 +71,7 @@ def main():
     args = [a for a in args if a != "--hpl"]
     files = args or sorted(
         glob.glob("bench/results/sim/lu_P*.txt") + glob.glob("bench/results/sim/u_chain/lu_P*.txt")
+        + glob.glob("bench/results/sim/hier_ring/lu_P*.txt")
         + glob.glob("bench/results/sim/hpl_P*.txt")
         + glob.glob("bench/results/sim/hpl_probes_10us/hpl_P*.txt"))
     best = {}  # key -> who -> (seconds, what, lib)
