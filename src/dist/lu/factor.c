@@ -9,7 +9,8 @@
  *   b. L: the panel (my rows >= j0) with the pivots and the zero-pivot flag goes along every
  *      process row from pc: with look-ahead on a flat row early (see e.), on the row's board, from
  *      pc to each or round a ring (also a longer row by node whose nodes' ranks follow one
- *      another: lu.c); else by a one- or two-level broadcast (bcast.c);
+ *      another: lu.c; the next panel's owners pass it on after d.); else by a one- or two-level
+ *      broadcast (bcast.c);
  *   c. swaps: the jb interchanges, composed into one permutation, move every touched row once to
  *      its final owner right of the panel, in one superstep per process column (swap.c); left
  *      of the panels they wait for the end (f.). On the process column that factored the panel by
@@ -95,6 +96,15 @@ static void pack_l(const hlu_ctx *c, hreal *lb, const int64_t *ipiv, int64_t j0,
  *         Measured under SimGrid only, where a posted message moves by itself
  *         (bench/results/sim/README.md: "The LU at n = 32768, against HPL"); on a network
  *         without progress threads a hop also waits for both ranks to be inside MPI.
+ *         The next panel's owners (on more than one process row) pass the panel on only once
+ *         their U block has come down their process column (early_take, then early_have after
+ *         d.): that block and the next panel are the step's critical path, and the process
+ *         columns further round the ring, which would otherwise take the panel at once and send
+ *         their own U blocks down the same nodes, shared its links. On 8 x 32 ranks of the
+ *         simulated torus the critical U block of 128 KB took 1.1-3.6 ms to come down its column
+ *         instead of 1.1 ms alone, and the LU 0.462 s instead of 0.431 s (bench/results/sim/
+ *         README.md: "The next owner's U block first"). The others take the panel that much
+ *         later, within the step they have before it is their turn.
  * Either way the panel's entries go only to the process columns that hold columns right of it
  * (early_full): the others have nothing to update and take only its header, the pivots and the
  * flag, which leads the buffer. Near the end of a run, or on rows with more process columns than
@@ -142,6 +152,14 @@ static int early_forward(hbsp_env all, hbsp_env row, hlu_early *q, int block) {
 /* The panel of q is here (and, in the ring, on its way on). */
 static int early_have(hbsp_env all, hbsp_env row, hlu_early *q) {
   return early_forward(all, row, q, 1);
+}
+
+/* The panel of q is here; passed on now, or where hold, later by early_have. */
+static int early_take(hbsp_env all, hbsp_env row, hlu_early *q, int hold) {
+  if (!hold) return early_have(all, row, q);
+  if (q->recv) HBSP_MPI(all, MPI_Wait(&q->r[0], MPI_STATUS_IGNORE));
+  q->recv = 0;
+  return HLA_OK;
 }
 
 /* Everything of q done: its buffer may take another panel. */
@@ -250,6 +268,8 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
     const int64_t il0 = hmat_numroc(j0, nb, me_r, M), il1 = hmat_numroc(j0 + jb, nb, me_r, M);
     const int64_t jl0 = hmat_numroc(j0, nb, me_c, N), jl1 = hmat_numroc(j0 + jb, nb, me_c, N);
     const int64_t nl = c->mloc - il0, ldl = nl > 1 ? nl : 1, nu = c->nloc - jl1;
+    /* the next panel's owner holds panel k until its U block is down its column (early_take) */
+    const int hold = ring && M > 1 && me_c == (int)((k + 1) % N);
 
     /* a. panel */
     if (me_c == pc && (!c->plan.lookahead || k == 0)) HLA_CALL(hlu_panel(c, j0, jb, ipiv, &pinfo));
@@ -278,7 +298,7 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
         HLA_CALL(early_post(c->all, c->rowlv.env, &lq[0], lb, (int)lwords,
                             (int)(HREAL_WORD * (jb + 1)), pc, ring, early_full(k, n, nb, N)));
       }
-      if (me_c != pc) HLA_CALL(early_have(c->all, c->rowlv.env, &lq[k % 2]));
+      if (me_c != pc) HLA_CALL(early_take(c->all, c->rowlv.env, &lq[k % 2], hold));
     }
     const int64_t *hdr = (const int64_t *)lb;
     const hreal *L = lb + HREAL_WORD * (jb + 1);
@@ -310,6 +330,7 @@ int hlu_factor_run(hlu_ctx *c, int64_t *ipiv) {
     hreal *A12 = c->a + il0 + jl1 * lld;
     HLA_CALL(hlu_u_block(c, j0, jb, nxt, nu, pr, L, ldl, A12));
     HLA_CALL(hlu_u_wait(c, nxt)); /* streamed: block k+1's columns */
+    if (hold) HLA_CALL(early_have(c->all, c->rowlv.env, &lq[k % 2])); /* on round the ring */
     hlu_phase(c, HLU_T_U);
 
     /* e. trailing update: block k+1 first, then (look-ahead) panel k+1, then the rest */

@@ -26,7 +26,8 @@
  * flops) on one process row and bcast(col, jb C 8), with the columns of one node at once (on a
  * torus or ports; as pipelined chains, which drift out of step, one chain and part of the rest's
  * excess; round the L panels' ring only the columns it reaches within the time a chain holds a rank
- * of each other, a node's an in-node hop apart: ring_overlap); update  dgemm(R', C, jb), R' = local
+ * of each other, a node's an in-node hop apart: ring_overlap, and the next panel's owner's alone,
+ * as it passes the panel on only after it); update  dgemm(R', C, jb), R' = local
  * rows >= j0
  * + jb. Without look-ahead (or N = 1) a step is the sum. With look-ahead and N > 1 the owner of
  * block k + 1 updates that block, factors panel k + 1 and (flat rows) posts its L panel on the
@@ -307,7 +308,11 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
       cp += left;
       t += left;
     }
-    double trsm, Ub, Unext = -1; /* Unext: the U block before the next panel, where less */
+    /* Unext: the U block before the next panel, where less; round the ring it comes down the
+     * next owner's column before the panel goes on to the columns further round (factor.c:
+     * early_take), so alone (Ucrit) */
+    const int alone = ring && la && M > 1;
+    double trsm, Ub, Unext = -1, Ucrit = -1;
     const int pr = (int)(k % M);
     const double R1pr = (double)(hcyc_numroc(n, nb, pr, M) - hcyc_numroc(j1, nb, pr, M));
     if (usplit && Cn > 0 && (M == 2 || R1 - R1pr >= jb / 2)) {
@@ -320,6 +325,7 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
       /* point to point from pr (at the probe's g, every rank of a node sending, 4 x 64 came out
        * 1.30 x on the fat tree) */
       Ub = u_superstep(x, col, ucol0, cols, ucols, ring, hops, 8.0 * jb * first, jb * first, 0);
+      if (alone) Ucrit = u_superstep(x, col, ucol0, 1, 1, ring, hops, 8.0 * jb * first, 0, 0);
       double late = all + (R1pr > 0 ? hp_gemm(x, R1pr, Cn, jb) : 0.0) - hp_gemm(x, R1, Cn, jb);
       if (late > trsm + Ub) trsm = late - Ub;
     } else if (usplit) { /* pr scatters L11 and the parts, all solve theirs, one exchange */
@@ -329,11 +335,15 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
       /* (at the probe's g 4 x 64 came out 1.26 x on the fat tree: every M-th step 1.46 ms, where
        * the simulated ones took 0.1 ms) */
       const double part = jb * jb + jb * Cn / M;
-      Ub = Cn > 0 ? u_superstep(x, col, ucol0, cols, ucols, ring, hops, 8.0 * part, part * (M - 1),
-                                1) +
-                        u_superstep(x, col, ucol0, cols, ucols, ring, hops, 8.0 * jb * Cn / M,
-                                    jb * Cn * (M - 1) / M, 1)
-                  : 0.0;
+      for (int one_col = 0; one_col <= alone; one_col++) {
+        const int64_t kc = one_col ? 1 : cols, ku = one_col ? 1 : ucols;
+        const double u =
+            Cn > 0 ? u_superstep(x, col, ucol0, kc, ku, ring, hops, 8.0 * part, part * (M - 1), 1) +
+                         u_superstep(x, col, ucol0, kc, ku, ring, hops, 8.0 * jb * Cn / M,
+                                     jb * Cn * (M - 1) / M, 1)
+                   : 0.0;
+        *(one_col ? &Ucrit : &Ub) = u;
+      }
     } else {
       trsm = Cn > 0 ? 0.6 * hp_gemm(x, jb, Cn, jb) + hp_pack_t(x, 8.0 * jb * Cn) : 0.0;
       const double ub = 8.0 * jb * Cn;
@@ -360,8 +370,11 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
       const double nx = fmin(Cn, (double)(n - j1 < nb ? n - j1 : nb)), ubn = 8.0 * jb * nx;
       if (la && nx > 0 && nx < Cn && t1 > 0) {
         const int nalg = big_alg(c, col.p, ubn);
-        Unext =
-            Ub * (hier ? hp_bcast_nodes(x, one, nalg, ubn) : hp_bcast_lu(x, one, nalg, ubn)) / t1;
+        const double tn = hier ? hp_bcast_nodes(x, one, nalg, ubn) : hp_bcast_lu(x, one, nalg, ubn);
+        Unext = Ub * tn / t1;
+        Ucrit = tn;
+      } else if (alone) {
+        Ucrit = t1;
       }
     }
     cmp += Ub;
@@ -400,7 +413,7 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
                      : row_nodes ? hp_bcast_nodes_busy(x, row, lalg, Lb)
                                  : hp_bcast_busy(x, row, lalg, Lb);
       double Lfirst = ring ? Le : early ? (1 - x->ovl) * Le : Lcrit;
-      const double Un = Unext >= 0 ? Unext : Ub;
+      const double Un = alone && Ucrit >= 0 ? Ucrit : Unext >= 0 ? Unext : Ub;
       step = panel + swap + trsm + wait +
              fmax(Lfirst + fmax(Ub + upd, Un + upd_next + pn), Lbusy + Ub + upd);
     }
