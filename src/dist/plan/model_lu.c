@@ -187,6 +187,17 @@ static double u_superstep(const hp_ctx *x, hp_env col, hp_env ucol0, int64_t col
   return (known ? 0.0 : hp_sync(x, col, 0)) + out_of_step(t1, tk, kk);
 }
 
+/* The split way's two supersteps of U (ublock.c: L11 and the parts from pr, then the solved parts
+ * to all), of the kc process columns whose messages share links (u_superstep). */
+static double u_split_time(const hp_ctx *x, hp_env col, hp_env ucol0, int64_t kc, int64_t ku,
+                           int ring, ring_hops hops, double jb, double Cn, int M) {
+  if (Cn <= 0) return 0.0;
+  const double part = jb * jb + jb * Cn / M;
+  return u_superstep(x, col, ucol0, kc, ku, ring, hops, 8.0 * part, part * (M - 1), 1) +
+         u_superstep(x, col, ucol0, kc, ku, ring, hops, 8.0 * jb * Cn / M, jb * Cn * (M - 1) / M,
+                     1);
+}
+
 double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm, double *exposed) {
   int64_t n = c->n;
   int nb = c->nb, M = c->M, N = c->N;
@@ -325,7 +336,8 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
       /* point to point from pr (at the probe's g, every rank of a node sending, 4 x 64 came out
        * 1.30 x on the fat tree) */
       Ub = u_superstep(x, col, ucol0, cols, ucols, ring, hops, 8.0 * jb * first, jb * first, 0);
-      if (alone) Ucrit = u_superstep(x, col, ucol0, 1, 1, ring, hops, 8.0 * jb * first, 0, 0);
+      if (alone)
+        Ucrit = u_superstep(x, col, ucol0, 1, 1, ring, hops, 8.0 * jb * first, jb * first, 0);
       double late = all + (R1pr > 0 ? hp_gemm(x, R1pr, Cn, jb) : 0.0) - hp_gemm(x, R1, Cn, jb);
       if (late > trsm + Ub) trsm = late - Ub;
     } else if (usplit) { /* pr scatters L11 and the parts, all solve theirs, one exchange */
@@ -334,16 +346,8 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
                  : 0.0;
       /* (at the probe's g 4 x 64 came out 1.26 x on the fat tree: every M-th step 1.46 ms, where
        * the simulated ones took 0.1 ms) */
-      const double part = jb * jb + jb * Cn / M;
-      for (int one_col = 0; one_col <= alone; one_col++) {
-        const int64_t kc = one_col ? 1 : cols, ku = one_col ? 1 : ucols;
-        const double u =
-            Cn > 0 ? u_superstep(x, col, ucol0, kc, ku, ring, hops, 8.0 * part, part * (M - 1), 1) +
-                         u_superstep(x, col, ucol0, kc, ku, ring, hops, 8.0 * jb * Cn / M,
-                                     jb * Cn * (M - 1) / M, 1)
-                   : 0.0;
-        *(one_col ? &Ucrit : &Ub) = u;
-      }
+      Ub = u_split_time(x, col, ucol0, cols, ucols, ring, hops, jb, Cn, M);
+      if (alone) Ucrit = u_split_time(x, col, ucol0, 1, 1, ring, hops, jb, Cn, M);
     } else {
       trsm = Cn > 0 ? 0.6 * hp_gemm(x, jb, Cn, jb) + hp_pack_t(x, 8.0 * jb * Cn) : 0.0;
       const double ub = 8.0 * jb * Cn;
