@@ -102,9 +102,9 @@ static void pack_l(const hlu_ctx *c, hreal *lb, const int64_t *ipiv, int64_t j0,
  *         columns further round the ring, which would otherwise take the panel at once and send
  *         their own U blocks down the same nodes, shared its links. On 8 x 32 ranks of the
  *         simulated torus the critical U block of 128 KB took 1.1-3.6 ms to come down its column
- *         instead of 1.1 ms alone, and the LU 0.462 s instead of 0.431 s (bench/results/sim/
- *         README.md: "The next owner's U block first"). The others take the panel that much
- *         later, within the step they have before it is their turn.
+ *         instead of 1.1 ms alone, and the LU 0.462 s instead of 0.431 s
+ *         (bench/results/sim/README.md: "The next owner's U block first"). The others take the
+ *         panel that much later, within the step they have before it is their turn.
  * Either way the panel's entries go only to the process columns that hold columns right of it
  * (early_full): the others have nothing to update and take only its header, the pivots and the
  * flag, which leads the buffer. Near the end of a run, or on rows with more process columns than
