@@ -152,8 +152,9 @@ sim_run() {
   # at 256 ranks of the torus on 16 x 16 took 0.526 s that way, 0.46 s with 1 us a probe (a real
   # MPI_Iprobe's order), 0.953 s with SimGrid's growing default. 10 us keeps a hop's delay under
   # the torus's 1.5 us link latency times a few and the simulator's spins affordable
-  # (bench/results/sim/README.md, "HPL's probes"). hla calls MPI_Iprobe only on a node's board,
-  # which the SMPI build has not.
+  # (bench/results/sim/README.md, "HPL's probes"); bench/sim/hpl.sh sets 1 us, since its waiting
+  # ranks wait in MPI_Recv instead of spinning (bench/sim/hpl/probe_wait.c). hla calls MPI_Iprobe
+  # only on a node's board, which the SMPI build has not.
   # smpi/test:1e-6, smpi/grow-injected-times:no (since 96abf29): SimGrid's default charges an
   # MPI_Test 0.1 ms of simulated time, times a count of failed tests that all simulated ranks share
   # (a static in its Request::test), so a rank's test grows costlier with every other rank's

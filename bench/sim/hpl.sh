@@ -2,9 +2,11 @@
 # Experiment 2's peer: HPL itself (the HPL of hpcc 1.5.0, Debian's source package) built with
 # smpicc and run in the simulation's model mode on the same platforms as bench/sim/lu_flat_hier.sh:
 # its BLAS charge their operation counts to the simulated clock as hla's kernels do
-# (bench/sim/hpl/fake_blas.c says how), its matrix is real memory.
+# (bench/sim/hpl/fake_blas.c says how), its matrix is real memory; a probe costs a real one's
+# microsecond, and a rank that only waits for its panel waits in MPI_Recv, not in SimGrid's loop
+# of probes (bench/sim/hpl/probe_wait.c; HPL_SPIN=probe: the loop).
 #
-#   [PLATFORM=bgp|fattree|slowtop] [TAG=word] bench/sim/hpl.sh P N NB PxQ[,PxQ...]
+#   [PLATFORM=bgp|fattree|slowtop] [TAG=word] [HPL_SPIN=probe] bench/sim/hpl.sh P N NB PxQ[,PxQ...]
 #
 # HPL's parameters are Debian's template's (/usr/share/doc/hpcc/examples/_hpccinf.txt, else the
 # same values written here): right-looking panel factorisation with Crout recursion (NBMIN 4,
@@ -22,7 +24,7 @@ hb=${HPL_BUILD:-${BUILD:-build-smpi}/hpl}
 . bench/sim/common.sh
 mkdir -p "$hb"
 hb=$(cd "$hb" && pwd)
-if [ ! -x "$hb/xhpl" ]; then
+if ! ls "$hb"/src/hpcc-*/hpl/lib/smpi/libhpl.a > /dev/null 2>&1; then
   orig=${HPCC_ORIG:-}
   if [ -z "$orig" ]; then
     [ "$(id -u)" -ne 0 ] || sim_deb_src
@@ -34,9 +36,13 @@ if [ ! -x "$hb/xhpl" ]; then
   top=$(ls -d "$hb"/src/hpcc-*/hpl)
   cp bench/sim/hpl/Make.smpi "$top/"
   make -C "$top" arch=smpi TOPdir="$top" > "$hb/make.log" 2>&1 || { tail -20 "$hb/make.log"; exit 1; }
-  smpicc -O2 -w -DHPL_CALL_CBLAS -I"$top/include" -I"$top/include/smpi" bench/sim/hpl/main.c \
-    bench/sim/hpl/fake_blas.c "$top/lib/smpi/libhpl.a" -lm -o "$hb/xhpl"
 fi
+# the harness (bench/sim/hpl/*.c) linked each run (a second; never older than its sources), and
+# renamed into place, so that a run already started keeps its program
+top=$(ls -d "$hb"/src/hpcc-*/hpl)
+smpicc -O2 -w -DHPL_CALL_CBLAS -I"$top/include" -I"$top/include/smpi" bench/sim/hpl/main.c \
+  bench/sim/hpl/fake_blas.c bench/sim/hpl/probe_wait.c "$top/lib/smpi/libhpl.a" -lm \
+  -o "$hb/xhpl.$$" && mv -f "$hb/xhpl.$$" "$hb/xhpl"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 sim_platform "$P" "$tmp"
@@ -56,9 +62,13 @@ for g in "${gl[@]}"; do ps+=("${g%x*}") qs+=("${g#*x}"); done
 out=$sim_results/hpl_P${P}_n${n}${plat_suffix}${TAG:+_$TAG}
 mkdir -p "$sim_results"
 {
-  echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }${NODE_MEMORY:+NODE_MEMORY=$NODE_MEMORY }${SIM_CFG:+SIM_CFG=\"$SIM_CFG\" }${TAG:+TAG=$TAG }bench/sim/hpl.sh $*"
+  echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }${NODE_MEMORY:+NODE_MEMORY=$NODE_MEMORY }${SIM_CFG:+SIM_CFG=\"$SIM_CFG\" }${HPL_SPIN:+HPL_SPIN=$HPL_SPIN }${TAG:+TAG=$TAG }bench/sim/hpl.sh $*"
   # HPL keeps state in globals (its random generator's), so each rank needs its own copy of them
-  (cd "$tmp" && SIM_CFG="--cfg=smpi/privatization:yes ${SIM_CFG:-}" sim_run "$P" "$tmp" "$hb/xhpl")
+  # a failed probe costs a real one's microsecond: HPL's loops of them cost the simulator little
+  # since it waits in MPI_Recv instead (hpl/probe_wait.c)
+  probe=--cfg=smpi/iprobe:1e-6
+  [[ "${SIM_CFG:-}" =~ smpi/iprobe: || "${HPL_SPIN:-}" == probe ]] && probe=
+  (cd "$tmp" && SIM_CFG="--cfg=smpi/privatization:yes $probe ${SIM_CFG:-}" sim_run "$P" "$tmp" "$hb/xhpl")
   # seconds from HPL's Gflop/s and its flop count: more digits than its table's time
   awk -v P="$P" '/^W[RC][0-9A-Z]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ /{
       n = $2; s = (2.0 / 3.0 * n * n * n + 1.5 * n * n) / ($7 * 1e9)

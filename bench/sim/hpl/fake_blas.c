@@ -12,8 +12,10 @@
 #include <smpi/smpi.h>
 #include "hpl.h"
 
+void probe_wait_work(void); /* probe_wait.c: this rank computed since its last probe */
+
 static void charge(double ops) {
-  if (ops > 0) smpi_execute_flops(ops);
+  if (ops > 0) smpi_execute_flops(ops), probe_wait_work();
 }
 
 CBLAS_INDEX cblas_idamax(const int n, const double *x, const int incx) {
