@@ -3,8 +3,8 @@
 
     bench/sim/lu_best.py [--hpl] [FILES...]
                    (default: bench/results/sim/lu_P*.txt, u_chain/lu_P*.txt,
-                    hier_ring/lu_P*.txt, u_first/lu_P*.txt, hpl_P*.txt and
-                    hpl_probes_10us/hpl_P*.txt)
+                    hier_ring/lu_P*.txt, u_first/lu_P*.txt, hpl_P*.txt,
+                    hpl_probes_10us/hpl_P*.txt and hpl_wait/hpl_P*.txt)
 
 Reads the results files of bench/sim/lu_flat_hier.sh and bench/sim/hpl.sh (their first line names
 the library and the command, the second the platform) and prints one table row per network
@@ -75,7 +75,8 @@ def main():
         + glob.glob("bench/results/sim/hier_ring/lu_P*.txt")
         + glob.glob("bench/results/sim/u_first/lu_P*.txt")
         + glob.glob("bench/results/sim/hpl_P*.txt")
-        + glob.glob("bench/results/sim/hpl_probes_10us/hpl_P*.txt"))
+        + glob.glob("bench/results/sim/hpl_probes_10us/hpl_P*.txt")
+        + glob.glob("bench/results/sim/hpl_wait/hpl_P*.txt"))
     best = {}  # key -> who -> (seconds, what, lib)
     grid_best = {}  # key, who, grid -> seconds
     for path in files:
