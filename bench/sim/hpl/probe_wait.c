@@ -10,7 +10,7 @@
  * by simgrid_get_clock, as MPI_Wtime moves the clock), the next answers "here" and HPL's MPI_Recv
  * waits for the panel. The swaps probe once a step, a step with no message for some ranks, so
  * fewer in a row than log2 of the process rows and a few more; a rank that blocked there would hold
- * its column's swaps (HPL at 256 ranks took 1.36 x as long that way). HPL_SPIN=probe keeps
+ * its column's swaps (HPL on 16 x 16 ranks took 1.37 x as long that way). HPL_SPIN=probe keeps
  * SimGrid's loop of probes (the runs before 2026-11-30's, and to compare). No part of hla. */
 #include <mpi.h>
 #include <simgrid/engine.h>
