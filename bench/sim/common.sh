@@ -10,6 +10,8 @@
 #                        (SimGrid options) from PLATFORM (bgp, the default; fattree; slowtop;
 #                        star; machine), and writes DIR/plat.xml and
 #                        DIR/plat.hosts for P ranks.
+#   sim_hugepages        prints a hugetlbfs folder of 2 MiB pages with one free (as root it mounts
+#                        /dev/hugepages and reserves pages where there are none); fails without.
 #   sim_run P DIR PROG ARGS...
 #                        runs PROG under smpirun in the model mode (HLA_SIM=model) on that
 #                        platform and prints its result lines, then one JSON line with the
@@ -37,6 +39,25 @@ Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOF
   apt-get update -qq
+}
+
+sim_hugepages() {
+  local mnt free kb=/sys/kernel/mm/hugepages/hugepages-2048kB
+  [ -d $kb ] || return 1
+  mnt=$(awk '$3 == "hugetlbfs" && $4 ~ /pagesize=2M/ {print $2; exit}' /proc/mounts)
+  if [ -z "$mnt" ]; then
+    [ "$(id -u)" = 0 ] && mkdir -p /dev/hugepages &&
+      mount -t hugetlbfs -o pagesize=2M none /dev/hugepages 2> /dev/null || return 1
+    mnt=/dev/hugepages
+  fi
+  [ -w "$mnt" ] || return 1
+  free=$(cat $kb/free_hugepages)
+  # One page a simulation (its file of one block), a few for runs side by side.
+  if ((free < 1)) && [ -w $kb/nr_hugepages ]; then
+    echo $(($(cat $kb/nr_hugepages) + 4)) > $kb/nr_hugepages 2> /dev/null
+    free=$(cat $kb/free_hugepages)
+  fi
+  ((free >= 1)) && echo "$mnt"
 }
 
 sim_platform() {
@@ -127,10 +148,22 @@ sim_run() {
   local probe=1e-5 # what a failed MPI_Iprobe costs (below), unless SIM_CFG sets another
   [[ " ${SIM_CFG:-} " =~ smpi/iprobe:([^ ]*) ]] && probe=${BASH_REMATCH[1]}
   echo "# smpi/iprobe: $probe s"
+  # The folded shared blocks on one huge page (SIM_HUGEPAGES=no: SimGrid's file in /tmp, blocks of
+  # 64 MiB). SMPI backs every rank's view of them with one file, which SimGrid 3.32 makes in /tmp.
+  # Where /tmp is a disk's file system the kernel's writeback cleans that file's dirty pages every
+  # few seconds and write-protects them in every rank's mapping, so each rank's next store into its
+  # matrix (the LU's row swaps) faults again: n = 32768 at 1,024 ranks of the torus simulated 0.05
+  # s of the LU a minute, at 35,000 faults a second. A hugetlbfs file is never written back, and a
+  # block of one 2 MiB page spares the TLB too: 2.2 s a minute, the same simulated times.
+  local blocks="--cfg=smpi/shared-malloc-blocksize:67108864" hp=
+  if [ "${SIM_HUGEPAGES:-yes}" != no ] && hp=$(sim_hugepages); then
+    blocks="--cfg=smpi/shared-malloc-blocksize:2097152 --cfg=smpi/shared-malloc-hugepage:$hp"
+  fi
+  echo "# shared blocks: $([ -n "$hp" ] && echo "2 MiB huge pages in $hp" || echo "64 MiB in /tmp")"
   # SMPI maps each rank's stack and its views of the folded shared blocks one by one: about 9
   # mappings a rank at 16,384 ranks, past Linux's default limit of 65,530 a process ("Could not
-  # map folded virtual memory").
-  local maps=$((16 * P))
+  # map folded virtual memory"); blocks of 2 MiB take more views.
+  local maps=$((${hp:+4 *} 16 * P))
   if (($(cat /proc/sys/vm/max_map_count) < maps)); then
     sysctl -qw vm.max_map_count=$maps ||
       echo "bench/sim: as root, sysctl -w vm.max_map_count=$maps (SMPI needs more mappings)" >&2
@@ -174,7 +207,7 @@ sim_run() {
     (echo $BASHPID > "$dir/pid"
     LD_PRELOAD=$pre${LD_PRELOAD:+:$LD_PRELOAD} HLA_SIM=model HLA_PLAN=off exec smpirun -np "$P" -platform "$dir/plat.xml" -hostfile "$dir/plat.hosts" \
       --cfg=smpi/host-speed:${plat_speed}Gf --cfg=smpi/simulate-computation:no \
-      --cfg=smpi/shared-malloc:global --cfg=smpi/shared-malloc-blocksize:67108864 \
+      --cfg=smpi/shared-malloc:global $blocks \
       --cfg=smpi/allgather:mpich --cfg=smpi/allreduce:redbcast --cfg=smpi/reduce:binomial \
       --cfg=smpi/gather:ompi_binomial --cfg=smpi/barrier:ompi_tree --cfg=smpi/privatization:no \
       --cfg=smpi/test:1e-6 --cfg=smpi/grow-injected-times:no --cfg=smpi/iprobe:$probe \
