@@ -154,7 +154,9 @@ sim_run() {
   # few seconds and write-protects them in every rank's mapping, so each rank's next store into its
   # matrix (the LU's row swaps) faults again: n = 32768 at 1,024 ranks of the torus simulated 0.05
   # s of the LU a minute, at 35,000 faults a second. A hugetlbfs file is never written back, and a
-  # block of one 2 MiB page spares the TLB too: 2.2 s a minute, the same simulated times.
+  # block of one 2 MiB page spares the TLB too: the whole 9.44 s in 7 minutes, beside another
+  # simulation, to the same simulated times (bench/results/sim/README.md, "The folded block on a
+  # huge page").
   local blocks="--cfg=smpi/shared-malloc-blocksize:67108864" hp=
   if [ "${SIM_HUGEPAGES:-yes}" != no ] && hp=$(sim_hugepages); then
     blocks="--cfg=smpi/shared-malloc-blocksize:2097152 --cfg=smpi/shared-malloc-hugepage:$hp"
@@ -213,7 +215,8 @@ sim_run() {
       --cfg=smpi/test:1e-6 --cfg=smpi/grow-injected-times:no --cfg=smpi/iprobe:$probe \
       --log=smpi_colls.thres:warning $plat_cfg ${SIM_CFG:-} "$@")
     echo $? > "$dir/rc"
-  } 2>&1 | grep --line-buffered -vE '^\[|^$' || true # a run stopped early keeps the points it finished
+  } 2>&1 | grep --line-buffered -vP '^$|^\[(?!.*/(CRITICAL|ERROR)\])' || true # SimGrid's log but
+  # its errors out; a run stopped early keeps the points it finished
   kill $sampler 2> /dev/null || true # gone already if it stopped the run
   local rc
   rc=$(cat "$dir/rc" 2> /dev/null || echo 1)
