@@ -154,7 +154,7 @@ sim_run() {
   # few seconds and write-protects them in every rank's mapping, so each rank's next store into its
   # matrix (the LU's row swaps) faults again: n = 32768 at 1,024 ranks of the torus simulated 0.05
   # s of the LU a minute, at 35,000 faults a second. A hugetlbfs file is never written back, and a
-  # block of one 2 MiB page spares the TLB too: the whole 9.44 s in 7 minutes, beside another
+  # block of one 2 MiB page spares the TLB too: the whole 9.44 s in 7-11 minutes beside another
   # simulation, to the same simulated times (bench/results/sim/README.md, "The folded block on a
   # huge page").
   local blocks="--cfg=smpi/shared-malloc-blocksize:67108864" hp=
