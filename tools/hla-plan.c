@@ -218,8 +218,9 @@ static void show_machine(const hplan_machine *m) {
     printf("  torus");
     for (int d = 0; d < HPLAN_TORUS_DIMS && m->torus[d] > 0; d++)
       printf("%s%d", d ? "x" : " ", m->torus[d]);
-    printf(": %.3g s a hop, %.3g s/B (%.2f GB/s) a link direction\n", m->torus_link[0],
-           m->torus_link[1], m->torus_link[1] > 0 ? 1e-9 / m->torus_link[1] : 0);
+    printf(": %.3g s a hop, %.3g s/B (%.2f GB/s) a link direction; a short message %.3g s a hop\n",
+           m->torus_link[0], m->torus_link[1], m->torus_link[1] > 0 ? 1e-9 / m->torus_link[1] : 0,
+           m->torus_hop_alpha);
   }
   if (m->port_beta > 0)
     printf("  a node's port into a non-blocking network: %.3g s/B (%.2f GB/s) each way\n",
@@ -227,6 +228,13 @@ static void show_machine(const hplan_machine *m) {
   if (m->leaf_nodes > 0)
     printf("  nodes a leaf switch: %d; between leaves +%.3g s a message\n", m->leaf_nodes,
            m->spine_alpha);
+  if (m->size_factor[1] > 0) {
+    printf("  by message size, rate and latency against a long and a short message's:");
+    for (int i = 0; i < HPLAN_NSIZE && m->size_factor[3 * i + 1] > 0; i++)
+      printf("%s %.0f B %.3g %.3g", i ? ";" : "", m->size_factor[3 * i], m->size_factor[3 * i + 1],
+             m->size_factor[3 * i + 2]);
+    printf("\n");
+  }
 }
 
 int main(int argc, char **argv) {

@@ -60,6 +60,8 @@ extern "C" {
 #define HPLAN_MAX_THREADS 64
 /* Most dimensions of a torus network (hplan_machine.torus). */
 #define HPLAN_TORUS_DIMS 4
+/* Most message sizes at which hplan_machine.size_factor says what a message pays. */
+#define HPLAN_NSIZE 12
 /* Most candidates a ranking keeps (the best ones). */
 #define HPLAN_MAX_CAND 48
 
@@ -146,9 +148,9 @@ typedef struct {
                                   run on fewer nodes takes the first ones, the probe's among them */
   double torus_link[2];        /* one direction of one torus link: seconds per hop, seconds per
                                   byte (model.c: src/dist/plan/torus.c routes the broadcasts) */
-  double torus_hop_alpha;      /* the latency a short message (a few hundred bytes, the LU's pivot
-                                  records) pays per torus hop beyond the first, which the probe's
-                                  inter-node alpha includes; 0: not counted */
+  double torus_hop_alpha;      /* the latency a short message (as the probe's ping-pong's) pays
+                                  per torus hop; the probe's inter-node alpha is that of its node
+                                  pairs' median distance (model.c); 0: not counted */
   double port_beta; /* without a torus: seconds per byte of a node's own port (each direction) into
                        a network that does not block (a full-bisection fat tree); the messages of a
                        node's ranks share it. 0: unknown */
@@ -163,6 +165,13 @@ typedef struct {
    * SimGrid's SMPI, whose ranks are threads), so the LU sends by messages what it would put on
    * one; 0: they did, or a node held one rank (files written before this field read 0) */
   int no_board;
+  /* What a message's size changes in what it pays (an MPI's protocols; SimGrid's bandwidth and
+   * latency factors): triples (bytes, rate, latency) in ascending bytes; a message of at least
+   * bytes (the largest such triple) moves at rate x the long messages' rate (link's beta,
+   * torus_link[1], port_beta) after latency x the short messages' latency (link's alpha,
+   * torus_hop_alpha, spine_alpha). None, or below the first: 1 and 1. Used where the model
+   * prices short messages one by one (model.c: the LU's pivot records) */
+  double size_factor[3 * HPLAN_NSIZE];
 } hplan_machine;
 
 /* ---------------------------------------------------------------- 1. machine model */

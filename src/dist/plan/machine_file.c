@@ -162,6 +162,16 @@ int hplan_check(const hplan_machine *m, char *why, size_t len) {
   CHECK(dbl_in(why, len, "port_beta", "", -1, m->port_beta, 1e-18, 1.0, 1));
   CHECK(int_in(why, len, "leaf_nodes", -1, m->leaf_nodes, 0, 1 << 24));
   CHECK(dbl_in(why, len, "spine_alpha", "", -1, m->spine_alpha, 0, SEC_MAX, 0));
+  /* triples (bytes, rate, latency) in ascending bytes, then zeros */
+  for (int i = 0; i < HPLAN_NSIZE; i++) {
+    const double *f = &m->size_factor[3 * i];
+    const int end = i > 0 && f[-2] == 0, used = !end && f[1] > 0;
+    CHECK(dbl_in(why, len, "size_factor", "", 3 * i + 1, f[1], end ? 0 : 1e-3, end ? 0 : 1e3, 1));
+    CHECK(dbl_in(why, len, "size_factor", "", 3 * i + 2, f[2], used ? 1e-3 : 0, used ? 1e3 : 0, 0));
+    CHECK(dbl_in(why, len, "size_factor", "", 3 * i, f[0], 0, used ? 1e12 : 0, 0));
+    if (used && i > 0 && f[0] <= f[-3])
+      return say(why, len, "size_factor: %g bytes after %g (ascending)", f[0], f[-3]);
+  }
   return HLA_OK;
 }
 
@@ -222,7 +232,8 @@ static const field fields[] = {FLD(version, F_INT, 1),
                                FLD(port_beta, F_DBL, 1),
                                FLD(leaf_nodes, F_INT, 1),
                                FLD(spine_alpha, F_DBL, 1),
-                               FLD(no_board, F_INT, 1)};
+                               FLD(no_board, F_INT, 1),
+                               FLD(size_factor, F_DBL, 3 * HPLAN_NSIZE)};
 #define NFIELDS ((int)(sizeof fields / sizeof fields[0]))
 /* Most entries a file keeps (the oldest go first). */
 #define FILE_MAX 64

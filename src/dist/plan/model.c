@@ -231,25 +231,45 @@ static int probe_across_leaves(const hplan_machine *m) {
   return 2 * across > nodes * (nodes - 1) / 2;
 }
 
+/* The median hops between the probe's nodes on m's torus (the first m->nodes of it), whose
+ * ping-pongs' median is the inter-node latency: on a torus every node sees the same distances, and
+ * the probe's first pairs are its first node's with the others. */
+static double probe_hops(const hplan_machine *m) {
+  int count[64] = {0}, n = m->nodes;
+  for (int b = 1; b < n; b++) {
+    int h = 0, r = b;
+    for (int d = 0; d < HPLAN_TORUS_DIMS && m->torus[d] > 0; d++) {
+      const int D = m->torus[d], x = r % D;
+      h += x < D - x ? x : D - x;
+      r /= D;
+    }
+    count[h < 63 ? h : 63]++;
+  }
+  for (int h = 0, seen = 0; h < 64; h++)
+    if (2 * (seen += count[h]) >= n - 1) return h > 0 ? h : 1;
+  return 1;
+}
+
 /* The network of a placement on `nodes` nodes: the torus dims with m's links (the first nodes of
  * it) where it holds them and its link's rate is known; else the ports of m's non-blocking
  * network, in leaves of `leaf` nodes (0: m's), where their rate is known; else none. */
 static hp_torus torus_dims(const hplan_machine *m, const int *dims, int nodes, int leaf) {
   const double a = (m->have_inter ? m->link[HPLAN_INTER] : m->link[HPLAN_INTRA]).alpha;
-  hp_torus t = {0, {0}, 1, 0, 0, 0, 0, a, 0};
+  hp_torus t = {0, {0}, 1, 0, 0, 0, 0, a, 0, 1};
   for (int d = 0; d < HPLAN_TORUS_DIMS && dims[d] > 0; d++)
     t.dim[t.nd++] = dims[d], t.nodes *= dims[d];
   if (t.nd > 0 && nodes <= t.nodes && m->torus_link[1] > 0) {
     t.hop = m->torus_link[0], t.beta = m->torus_link[1], t.hop_alpha = m->torus_hop_alpha;
+    t.at_hops = m->nodes > 1 ? probe_hops(m) : 1;
     return t;
   }
   if (m->port_beta > 0 && nodes > 0) {
-    t = (hp_torus){
-        1, {nodes}, nodes, m->spine_alpha, m->port_beta, 1, leaf > 0 ? leaf : m->leaf_nodes, a, 0};
+    const int lf = leaf > 0 ? leaf : m->leaf_nodes;
+    t = (hp_torus){1, {nodes}, nodes, m->spine_alpha, m->port_beta, 1, lf, a, 0, 1};
     if (probe_across_leaves(m)) t.alpha = fmax(a - m->spine_alpha, 0.0);
     return t;
   }
-  return (hp_torus){0, {0}, 0, 0, 0, 0, 0, 0, 0};
+  return (hp_torus){0, {0}, 0, 0, 0, 0, 0, 0, 0, 0};
 }
 
 static hp_torus torus_of(const hplan_machine *m, int nodes) {
@@ -599,15 +619,28 @@ double hp_torus_bcast(const hp_ctx *x, hp_env e, int alg, double m, double seg) 
   return rc == HLA_OK ? t : -1.0;
 }
 
+/* What a message of `bytes` pays against a long message's rate and a short one's latency
+ * (hplan_machine.size_factor). */
+static void size_factor(const hplan_machine *m, double bytes, double *rate, double *lat) {
+  *rate = *lat = 1.0;
+  for (int i = 0; i < HPLAN_NSIZE && m->size_factor[3 * i + 1] > 0; i++)
+    if (bytes >= m->size_factor[3 * i])
+      *rate = m->size_factor[3 * i + 1], *lat = m->size_factor[3 * i + 2];
+}
+
 /* HPL's binary exchange of m bytes over e alone (recursive doubling, coll_reduce.c's
  * allreduce_rec), routed on the network (torus, ports): at distance 1, 2, 4, ... every rank sends
- * one message, a step taking the latency of one message inside or across nodes (the probe's, and
- * on a torus torus_hop_alpha for each further hop: torus_link's hop is that of long messages, 12
- * times as long under SMPI) and the bytes at
- * the link's rate divided among the messages on the step's busiest link; off a power of two, the
- * fold of the odd ranks below 2r into their left neighbours before and back after (the same
- * messages the other way). The fitted small allreduce stood in for the latency before and
- * put the LU's pivot search at twice the simulated one on the fat tree. -1 where the network
+ * one message, a step taking the latency of one message inside or across nodes and its bytes at
+ * the link's rate divided among the messages on the step's busiest link, both as a message of m
+ * bytes gets them (size_factor); off a power of two, the fold of the odd ranks below 2r into their
+ * left neighbours before and back after (the same messages the other way). Across nodes the
+ * probe's latency is that of its pairs' median distance (at_hops; on a torus of its 16 nodes, 2
+ * hops) and torus_hop_alpha a hop more or less, spine_alpha between leaves. The LU's records of
+ * 0.5-2 KB get 0.36-0.65 of SMPI's long messages' rate and 0.8-0.97 of its short ones' latency:
+ * without them, and with the probe's latency for one hop, the simulated pivot search took 1.11 x
+ * the model's on the torus (65.3 against 58.9 us a column of 16 x 16 at 256 ranks) and 0.94 x on
+ * the fat tree (9.1 against 9.7 us, 32 x 8; bench/results/sim/lu_gaps_2026-11-30.txt), and the
+ * fitted small allreduce before that twice the simulated one on the fat tree. -1 where the network
  * cannot tell. */
 double hp_torus_exchange(const hp_ctx *x, hp_env e, double m) {
   if (x->net.nd == 0 || e.n1 <= 0 || e.spans <= 1) return -1.0;
@@ -615,11 +648,15 @@ double hp_torus_exchange(const hp_ctx *x, hp_env e, double m) {
   int top = 1, rc = HLA_OK;
   while (2 * top <= e.p) top <<= 1;
   double t = 0;
+  double rate, lat;
+  size_factor(x->m, m, &rate, &lat);
   hp_tstep s;
   for (int d = top < e.p ? 0 : 1; d < top && rc == HLA_OK; d = d ? 2 * d : 1) {
     rc = tstep(x, e, HP_STEP_EXCHANGE, d, &work, &s);
-    const double a = x->net.alpha + (s.hops - 1) * (x->net.ports ? x->net.hop : x->net.hop_alpha);
-    double step = s.inter ? a + m * x->net.beta * s.load : x->intra.alpha + m * x->intra.beta;
+    const double a = x->net.ports ? x->net.alpha + (s.hops - 1) * x->net.hop
+                                  : x->net.alpha + (s.hops - x->net.at_hops) * x->net.hop_alpha;
+    double step = s.inter ? lat * fmax(a, 0.0) + m * x->net.beta / rate * s.load
+                          : lat * x->intra.alpha + m * x->intra.beta / rate;
     if (x->mem_bw > 0) step = fmax(step, m * s.mem / x->mem_bw);
     t += (d ? 1 : 2) * step;
   }

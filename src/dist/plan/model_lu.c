@@ -4,42 +4,41 @@
  * LU (lu/factor.c), n / nb block steps k, j0 = k nb, R = local rows >= j0, C = local columns >= j0
  * + nb: panel   M = 1: node-local recursive LU of R x jb at panel_rate jb / (jb + panel_half); M >
  * 1: per column on a flat column HPL's binary exchange (an allreduce of 2 jb + 3 words; on a
- * network the model knows, routed: a message's latency a step and the link's own rate, as the
- * panel's column alone sends; on one
- * node, up to HLU_PANEL_FUSE_MAX process rows with the library's collectives, the records on the
- * column's board: no latency), on a two-level column the same records node first, then among the
- * nodes' leaders (routed), then back in the node, and the flops (with those of the recursion's U12
- * blocks, which every rank solves); L       bcast(row, (jb + 1 + R jb) 8) (two levels by node in
- * the hierarchical variant where the row does not go round the ring, below; the L and U
- * broadcasts' algorithm by their size, big_alg); swaps right
- * of the panel: M = 1 local copies of 2 jb rows; M > 1 one round of messages of the column
- * (hbsp_sync_known: no l), h = 2 jb (M - 1)/M (local columns right of the panel; on a torus or
- * ports the diagonal owners' trades routed, of the columns that hold blocks right of the panel,
- * hp_torus_trade); left of it once at the end: the rows below the panel, one pass per column (M >
- * 1: one round); U (the automatic HLA_SWAP_ROWS;
- * the long swap is not modelled) flat with 1 < M <= HLU_USPLIT_MAX: where M = 2 or pr has jb/2 rows
- * less than another rank below the block, streamed (the trsm of block k+1 and the first slice, a
- * message of them (routed: a node's columns' at once, out of step, as the chains below), and what
- * pr's whole trsm and update take beyond the others' update); else two supersteps of the column, h
- * = (jb^2 + jb C / M)(M - 1) from the diagonal owner and jb C (M - 1) / M, rounds of messages
- * without l (routed so too: u_superstep), and a trsm of jb^2 C / M flops; otherwise a trsm (jb^2 C
- * flops) on one process row and bcast(col, jb C 8), with the columns of one node at once (on a
- * torus or ports; as pipelined chains, which drift out of step, one chain and part of the rest's
- * excess; round the L panels' ring only the columns it reaches within the time a chain holds a rank
- * of each other, a node's an in-node hop apart: ring_overlap, and the next panel's owner's alone,
- * as it passes the panel on only after it); update  dgemm(R', C, jb), R' = local
- * rows >= j0
+ * network the model knows, routed: a message's latency a step and the link's own rate, both at
+ * the records' size, as the panel's column alone sends; on one node, up to HLU_PANEL_FUSE_MAX
+ * process rows with the library's collectives, the records on the column's board: no latency), on a
+ * two-level column the same records node first, then among the nodes' leaders (routed), then back
+ * in the node, and the flops (with those of the recursion's U12 blocks, which every rank solves);
+ * L       bcast(row, (jb + 1 + R jb) 8) (two levels by node in the hierarchical variant where the
+ * row does not go round the ring, below; the L and U broadcasts' algorithm by their size,
+ * big_alg); swaps right of the panel: M = 1 local copies of 2 jb rows; M > 1 one round of messages
+ * of the column (hbsp_sync_known: no l), h = 2 jb (M - 1)/M (local columns right of the panel; on a
+ * torus or ports the diagonal owners' trades routed, of the columns that hold blocks right of the
+ * panel, hp_torus_trade); left of it once at the end: the rows below the panel, one pass per column
+ * (M > 1: one round); U (the automatic HLA_SWAP_ROWS; the long swap is not modelled) flat with 1 <
+ * M <= HLU_USPLIT_MAX: where M = 2 or pr has jb/2 rows less than another rank below the block,
+ * streamed (the trsm of block k+1 and the first slice, a message of them (routed: a node's columns'
+ * at once, out of step, as the chains below), and what pr's whole trsm and update take beyond the
+ * others' update); else two supersteps of the column, h = (jb^2 + jb C / M)(M - 1) from the
+ * diagonal owner and jb C (M - 1) / M, rounds of messages without l (routed so too: u_superstep),
+ * and a trsm of jb^2 C / M flops; otherwise a trsm (jb^2 C flops) on one process row and bcast(col,
+ * jb C 8), with the columns of one node at once (on a torus or ports; as pipelined chains, which
+ * drift out of step, one chain and part of the rest's excess; round the L panels' ring only the
+ * columns it reaches within the time a chain holds a rank of each other, a node's an in-node hop
+ * apart: ring_overlap, and the next panel's owner's alone, as it passes the panel on only after
+ * it); update  dgemm(R', C, jb), R' = local rows >= j0
  * + jb. Without look-ahead (or N = 1) a step is the sum. With look-ahead and N > 1 the owner of
  * block k + 1 updates that block, factors panel k + 1 and (flat rows) posts its L panel on the
  * row's board (N > 2 on one node, the library's broadcasts: the others read it in place, L = 0) or
  *   sends it at once (MPI's broadcast or the library's, up to HLU_EARLY_MAX process columns), so a
- *   step costs L (1 - ovl) + swaps + U + max(update of everything, update of block k + 1 + panel
- *   k + 1); on wider rows, flat or by node (the library's broadcasts), round a ring: one hop of
- *   the whole panel (the row's hops' average, ring_hop) before both. With another broadcast on
- *   wider flat rows the next owner is the first rank of the segmented chain: a step waits only
- *   for its X segments over one link, and the rest of the chain once, at the end, but the rank
- *   with the largest update also for its time in the chain (hp_bcast_busy). One process (1 x 1):
- *   LAPACK's dgetrf, 2/3 n^3 (1 + getrf_half / n) / getrf_rate.
+ *   step costs L (1 - ovl) + max(swaps + U + update of everything, the next panel's column's
+ *   own swaps + block k + 1's trsm and U + its update + panel k + 1); on wider rows, flat or by
+ *   node (the library's broadcasts), round a ring: one hop of the whole panel (the row's hops'
+ *   average, ring_hop) before both. With another broadcast on wider flat rows the next owner is
+ *   the first rank of the segmented chain: a step waits only for its X segments over one link,
+ *   and the rest of the chain once, at the end, but the rank with the largest update also for
+ *   its time in the chain (hp_bcast_busy). One process (1 x 1): LAPACK's dgetrf, 2/3 n^3 (1 +
+ *   getrf_half / n) / getrf_rate.
  *   Where the machine gives no boards (hplan_machine.no_board), neither board: the records go by
  *   the exchange, the L panels early or round the ring, as the library then sends them.
  * Solve (trsolve.c, solve.c): the permutation superstep and, per block and triangle, a row
@@ -287,11 +286,11 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
       round_end = fmax(round_end, t + (double)full * L + (double)(N - 1 - full) * head);
     }
     /* right of the panel only (the left waits for the end, below) */
-    double swap;
+    double swap, swap1; /* swap1: the next panel's column's own, which it swaps first */
     if (M == 1) {
       /* per local column, jb block rows (contiguous) and up to jb pivot rows (a cache line
        * each), read and written */
-      swap = hp_pack_t(x, 2.0 * jb * (8 + 48) * Cn);
+      swap = swap1 = hp_pack_t(x, 2.0 * jb * (8 + 48) * Cn);
       cp += swap;
     } else {
       /* one superstep of each column right of the panel, all in step (routed: 0.5-2.3 x the
@@ -305,6 +304,7 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
              tr = hp_torus_trade(x, hp_env_family(ucol0, 1, (int)ks, 0, 1), bytes);
       double s = tr >= 0 ? tr : hp_sync_known(x, col, h);
       swap = hp_pack_t(x, 2.0 * (8 + 48) * h) + s;
+      swap1 = tr >= 0 ? swap - s + hp_torus_trade(x, one, bytes) : swap;
       cmp += s;
       cp += swap - s;
     }
@@ -323,7 +323,7 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
      * next owner's column before the panel goes on to the columns further round (factor.c:
      * early_take), so alone (Ucrit) */
     const int alone = ring && la && M > 1;
-    double trsm, Ub, Unext = -1, Ucrit = -1;
+    double trsm, Ub, Unext = -1, Ucrit = -1, trsm_next = -1;
     const int pr = (int)(k % M);
     const double R1pr = (double)(hcyc_numroc(n, nb, pr, M) - hcyc_numroc(j1, nb, pr, M));
     if (usplit && Cn > 0 && (M == 2 || R1 - R1pr >= jb / 2)) {
@@ -377,6 +377,7 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
         const double tn = hier ? hp_bcast_nodes(x, one, nalg, ubn) : hp_bcast_lu(x, one, nalg, ubn);
         Unext = Ub * tn / t1;
         Ucrit = tn;
+        trsm_next = 0.6 * hp_gemm(x, jb, nx, jb) + hp_pack_t(x, 8.0 * jb * nx);
       } else if (alone) {
         Ucrit = t1;
       }
@@ -418,8 +419,14 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
                                  : hp_bcast_busy(x, row, lalg, Lb);
       double Lfirst = ring ? Le : early ? (1 - x->ovl) * Le : Lcrit;
       const double Un = alone && Ucrit >= 0 ? Ucrit : Unext >= 0 ? Unext : Ub;
-      step = panel + swap + trsm + wait +
-             fmax(Lfirst + fmax(Ub + upd, Un + upd_next + pn), Lbusy + Ub + upd);
+      /* the next panel's process column swaps its rows with its trades alone on the links (the
+       * others get the L panel later) and has block k + 1 solved first (ublock.c); the fat tree's
+       * LU of 32 x 8 at 256 ranks spent 296 us between two panels, where the model had 498 us with
+       * all the columns' swaps and the whole trsm on that path
+       * (bench/results/sim/lu_gaps_2026-11-30.txt) */
+      const double rest = swap + trsm + Ub + upd,
+                   next = swap1 + (trsm_next >= 0 ? trsm_next : trsm) + Un + upd_next + pn;
+      step = panel + wait + fmax(Lfirst + fmax(rest, next), Lbusy + rest);
     }
     cm += cmp;
     t += step;

@@ -31,7 +31,8 @@ typedef struct {
   int ports;        /* 1: the ports of a non-blocking network, not a torus */
   int leaf;         /* ports: nodes under one leaf switch (0: one level) */
   double alpha;     /* the latency of a message between nodes one hop apart (ports: in a leaf) */
-  double hop_alpha; /* torus: a short message's latency per hop beyond the first (0: none) */
+  double hop_alpha; /* torus: a short message's latency per hop (0: none) */
+  double at_hops; /* torus: the hops between the probe's nodes whose latency alpha is (ports: 1) */
 } hp_torus;
 
 /* A shape of MPI_Ibcast beside the hbsp_alg ones: the root sends to every rank at once (SimGrid's
