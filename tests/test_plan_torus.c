@@ -498,7 +498,7 @@ static void check_lu_sims(const hplan_ranking *r, const lu_sim *sims, size_t n, 
 
 /* The LU on the fat tree probed under simulation (its ports in leaves), n = 8192: at 1,024 ranks
  * the five grids simulated (the flat ones with the L panels round a ring since 7b03977) and the
- * hierarchical LU on 8 x 128 and 32 x 32, at 4,096 ranks six grids (four of them predicted
+ * hierarchical LU on 8 x 128 and 32 x 32, at 4,096 ranks five grids (three of them predicted
  * before they ran, lu_predicted_before_run_2026-11-29.txt and _2026-11-29b.txt), and 4 x 64 on 256
  * ranks. Each of the model's LU terms on the network counts: with every chain of a node's columns
  * round the ring that its whole chain's time overlaps (the row's average hop), not those within a
