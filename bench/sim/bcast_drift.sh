@@ -37,7 +37,7 @@ run() { # sim_bcast's options
   sim_run "$P" "$tmp" "$build/sim_bcast" --grid "$grid" --bytes "$bytes" "$@" | grep -v '^# platform' || true
 }
 {
-  echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }${NODE_MEMORY:+NODE_MEMORY=$NODE_MEMORY }${SIM_CFG:+SIM_CFG=\"$SIM_CFG\" }bench/sim/bcast_drift.sh $P $grid $bytes $steps $flops${*:+ $*}"
+  echo "# $(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo '?'): ${PLATFORM:+PLATFORM=$PLATFORM }${NODE_MEMORY:+NODE_MEMORY=$NODE_MEMORY }${SIM_CFG:+SIM_CFG=\"$SIM_CFG\" }${TAG:+TAG=$TAG }bench/sim/bcast_drift.sh $P $grid $bytes $steps $flops${*:+ $*}"
   echo "# smpirun: $(command -v smpirun)"
   if (($#)); then
     echo "# platform: $plat_gen ($plat_what)"
