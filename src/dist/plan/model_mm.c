@@ -137,7 +137,11 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int nl, int lstep,
    * consecutive panels' at once (whether or not they also overlap the dgemm), each environment's
    * over d panels (the runs, and the depths tried and not kept, are in bench/results/sim:
    * stream_depth_2026-11-28.txt and stream_depth_hsumma_2026-11-28.txt):
-   *   a network of ports (fat tree, star): 4 for every broadcast (fitted);
+   *   a network of ports (fat tree, star): HSUMMA 4 for every broadcast (fitted); SUMMA and the
+   *     3D layers as many as a node holds of the broadcast's consecutive ranks (whose roots share
+   *     its port one panel after the other) and two more, one less under 32 ranks, at most 6
+   *     (fitted: 4 wherever a node holds two of them, as on the fat tree's checked 32 x 32; 13
+   *     runs at 256-1,024 ranks with 1, 2 and 4 a node, stream_ports_2026-12-01.txt);
    *   a torus: 2 over fewer than 32 ranks (fitted: alone, broadcasts gain the less from streaming
    *     the fewer ranks they span); over 32 or more 4 (fitted), and on HSUMMA's outer level 2 for
    *     each outer panel a rank keeps in flight, 6 for its 3: the runs with two outer buffers
@@ -158,7 +162,11 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int nl, int lstep,
       const int np = (int)fmin(i % 2 ? pb : pa, PIECES);
       /* d of its panels in the stream, each counted MAX_DEPTH / d times; envs[2..3] are HSUMMA's
        * outer level */
-      const int d = x->net.ports ? DEEP : envs[i].p < FEW ? 2 : i >= 2 ? MAX_DEPTH : DEEP;
+      const int d = x->net.ports && hier ? DEEP
+                    : x->net.ports ? (int)fmin(envs[i].per_node + 2 - (envs[i].p < FEW), MAX_DEPTH)
+                    : envs[i].p < FEW ? 2
+                    : i >= 2          ? MAX_DEPTH
+                                      : DEEP;
       for (int j = 0; j < d * np; j++) { /* this panel's pieces, then the next ones' */
         stream[n] = next_panel(envs[i], i % 2 ? cs : 1, j);
         vol[n++] = 8.0 * (i % 2 ? nloc : mloc) * w / np * MAX_DEPTH / d;
