@@ -88,6 +88,17 @@ static hp_env next_panel(hp_env e, int step, int j) {
   return e;
 }
 
+/* How many panels deep SUMMA's (and the 3D layers') broadcast e streams on a network of ports
+ * (fitted, bench/results/sim/stream_ports_2026-12-01.txt): the q panels whose roots a node holds
+ * leave through its port one after the other, and the stream reaches about max(2, q / 2) panels
+ * into the next node's, one less under `few` ranks; at most `cap`, what the stream holds. Runs at
+ * 256-4,096 ranks with q = 1, 2, 4 and 8 imply 2.45-3.6, 2.2-3.9, 4.8-6 and 12 panels; 4
+ * everywhere, as HSUMMA streams there, put them at 0.61-1.66 x. */
+static int ports_depth(hp_env e, int few, int cap) {
+  const int q = e.per_node, d = q + (q / 2 > 2 ? q / 2 : 2) - (e.p < few);
+  return d < cap ? d : cap;
+}
+
 /* Panel buffers per operand: SUMMA's s and s + 1 (summa.c), HSUMMA's outer level's O to O + 2
  * (hsumma.c: HS_OUTER). */
 enum { SUMMA_BUFS = 2, HS_OUTER_BUFS = 3 };
@@ -138,10 +149,7 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int nl, int lstep,
    * over d panels (the runs, and the depths tried and not kept, are in bench/results/sim:
    * stream_depth_2026-11-28.txt and stream_depth_hsumma_2026-11-28.txt):
    *   a network of ports (fat tree, star): HSUMMA 4 for every broadcast (fitted); SUMMA and the
-   *     3D layers as many as a node holds of the broadcast's consecutive ranks (whose roots share
-   *     its port one panel after the other) and two more, one less under 32 ranks, at most 6
-   *     (fitted: 4 wherever a node holds two of them, as on the fat tree's checked 32 x 32; 13
-   *     runs at 256-1,024 ranks with 1, 2 and 4 a node, stream_ports_2026-12-01.txt);
+   *     3D layers by how many of the broadcast's ranks a node holds (ports_depth);
    *   a torus: 2 over fewer than 32 ranks (fitted: alone, broadcasts gain the less from streaming
    *     the fewer ranks they span); over 32 or more 4 (fitted), and on HSUMMA's outer level 2 for
    *     each outer panel a rank keeps in flight, 6 for its 3: the runs with two outer buffers
@@ -154,6 +162,7 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int nl, int lstep,
      * consecutive owners, posted together (summa.c): on a network with ports they leave through
      * as many nodes. Up to PIECES of them are routed, each with its share. */
     enum { PIECES = 8, DEEP = 4, MAX_DEPTH = 2 * HS_OUTER_BUFS, FEW = 32 };
+    /* HSUMMA's four broadcasts MAX_DEPTH deep, or SUMMA's two twice as deep (ports_depth) */
     _Static_assert(MAX_DEPTH * 4 * PIECES == HP_STREAM_MAX, "the memo holds a whole stream");
     hp_env stream[MAX_DEPTH * 4 * PIECES];
     double vol[MAX_DEPTH * 4 * PIECES];
@@ -163,10 +172,10 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int nl, int lstep,
       /* d of its panels in the stream, each counted MAX_DEPTH / d times; envs[2..3] are HSUMMA's
        * outer level */
       const int d = x->net.ports && hier ? DEEP
-                    : x->net.ports ? (int)fmin(envs[i].per_node + 2 - (envs[i].p < FEW), MAX_DEPTH)
-                    : envs[i].p < FEW ? 2
-                    : i >= 2          ? MAX_DEPTH
-                                      : DEEP;
+                    : x->net.ports       ? ports_depth(envs[i], FEW, 2 * MAX_DEPTH)
+                    : envs[i].p < FEW    ? 2
+                    : i >= 2             ? MAX_DEPTH
+                                         : DEEP;
       for (int j = 0; j < d * np; j++) { /* this panel's pieces, then the next ones' */
         stream[n] = next_panel(envs[i], i % 2 ? cs : 1, j);
         vol[n++] = 8.0 * (i % 2 ? nloc : mloc) * w / np * MAX_DEPTH / d;
