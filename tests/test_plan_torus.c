@@ -411,8 +411,8 @@ static void test_layers_share(void) {
 /* A panel in blocks narrower than itself comes in pieces from as many owners at once (model_mm.c:
  * next_panel): on a ports network they leave through as many nodes. 8 nodes of 8 ranks, an 8 x 8
  * grid (a process row a node), so only B's column broadcasts cross ports. They span 8 ranks, one a
- * node, so they stream 2 panels deep (model_mm.c: a node's share and two more, one less under 32
- * ranks): with the panel's rows in one block, the 2 panels' 8 roots a node send 7 messages each
+ * node, so they stream 2 panels deep (model_mm.c: ports_depth, 1 + 2 less one under 32 ranks):
+ * with the panel's rows in one block, the 2 panels' 8 roots a node send 7 messages each
  * out of 2 ports (56 a port over 2 steps: 28 a step); in 4 blocks every panel's 4 pieces leave 4
  * nodes, the 2 panels' all 8, one piece each: 8 x 7 quarters out of every port, as many in (14
  * over 2 steps: 7 a step). */
