@@ -571,8 +571,8 @@ static void test_lu_fat_tree(void) {
  * outer level 32 x 32 groups 1.55 x and 64 x 8 (simulated after the rule was set) 1.27 x. On the
  * fat tree SUMMA and the 3D layers stream by how many of a broadcast's ranks a node holds
  * (model_mm.c: ports_depth; bench/results/sim/plan_check_fattree_stream_ports.txt): at 4
- * everywhere 32 x 16 at 512 ranks was 1.38 x, 16 x 64, 64 x 16 and 128 x 8 at 1,024 0.63, 1.66
- * and 1.54 x, the 3D multiply with 2 layers on 32 x 32 0.73 x. */
+ * everywhere 32 x 16 at 512 ranks was 1.38 x, 16 x 64, 64 x 16, 128 x 8 and 256 x 4 at 1,024
+ * 0.63, 1.66, 1.54 and 1.36 x, the 3D multiply with 2 layers on 32 x 32 0.73 x. */
 static void test_stream_depth(void) {
   static const char *const torus = "machine_bgp_P64_tests_torus.json",
                            *const tree = "machine_fattree_P128_tests_ports.json";
@@ -597,7 +597,8 @@ static void test_stream_depth(void) {
               {tree, 1024, 16, 64, 16, 64, {0}, 8, 1, 1, 1, 0.6247},
               {tree, 1024, 16, 64, 64, 16, {0}, 8, 1, 1, 1, 3.2367},
               {tree, 1024, 16, 64, 32, 32, {0}, 8, 1, 1, 2, 0.5386},
-              {tree, 1024, 16, 64, 128, 8, {0}, 8, 1, 1, 1, 6.9929}};
+              {tree, 1024, 16, 64, 128, 8, {0}, 8, 1, 1, 1, 6.9929},
+              {tree, 1024, 16, 64, 256, 4, {0}, 8, 1, 1, 1, 15.8063}};
   for (size_t i = 0; i < sizeof sims / sizeof sims[0]; i++) {
     hplan_machine m;
     hp_ctx x;

@@ -92,7 +92,7 @@ static hp_env next_panel(hp_env e, int step, int j) {
  * (fitted, bench/results/sim/stream_ports_2026-12-01.txt): the q panels whose roots a node holds
  * leave through its port one after the other, and the stream reaches about max(2, q / 2) panels
  * into the next node's, one less under `few` ranks; at most `cap`, what the stream holds. Runs at
- * 256-4,096 ranks with q = 1, 2, 4 and 8 imply 2.45-3.6, 2.2-3.9, 4.8-6 and 12 panels; 4
+ * 256-4,096 ranks with q = 1, 2, 4, 8 and 16 imply 2.45-3.6, 2.2-3.9, 4.8-6, 12 and 22 panels; 4
  * everywhere, as HSUMMA streams there, put them at 0.61-1.66 x. */
 static int ports_depth(hp_env e, int few, int cap) {
   const int q = e.per_node, d = q + (q / 2 > 2 ? q / 2 : 2) - (e.p < few);
@@ -161,18 +161,19 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int nl, int lstep,
     /* A panel in blocks narrower than itself comes in pieces, one from each of as many
      * consecutive owners, posted together (summa.c): on a network with ports they leave through
      * as many nodes. Up to PIECES of them are routed, each with its share. */
-    enum { PIECES = 8, DEEP = 4, MAX_DEPTH = 2 * HS_OUTER_BUFS, FEW = 32 };
-    /* HSUMMA's four broadcasts MAX_DEPTH deep, or SUMMA's two twice as deep (ports_depth) */
-    _Static_assert(MAX_DEPTH * 4 * PIECES == HP_STREAM_MAX, "the memo holds a whole stream");
-    hp_env stream[MAX_DEPTH * 4 * PIECES];
-    double vol[MAX_DEPTH * 4 * PIECES];
+    enum { PIECES = 8, DEEP = 4, MAX_DEPTH = 2 * HS_OUTER_BUFS, FEW = 32, SUMMA_DEEPEST = 24 };
+    /* HSUMMA's four broadcasts MAX_DEPTH deep, or SUMMA's two SUMMA_DEEPEST (ports_depth) */
+    _Static_assert(MAX_DEPTH * 4 <= SUMMA_DEEPEST * 2, "HSUMMA's stream fits SUMMA's");
+    _Static_assert(SUMMA_DEEPEST * 2 * PIECES == HP_STREAM_MAX, "the memo holds a whole stream");
+    hp_env stream[HP_STREAM_MAX];
+    double vol[HP_STREAM_MAX];
     int n = 0;
     for (int i = 0; i < nenv; i++) {
       const int np = (int)fmin(i % 2 ? pb : pa, PIECES);
       /* d of its panels in the stream, each counted MAX_DEPTH / d times; envs[2..3] are HSUMMA's
        * outer level */
       const int d = x->net.ports && hier ? DEEP
-                    : x->net.ports       ? ports_depth(envs[i], FEW, 2 * MAX_DEPTH)
+                    : x->net.ports       ? ports_depth(envs[i], FEW, SUMMA_DEEPEST)
                     : envs[i].p < FEW    ? 2
                     : i >= 2             ? MAX_DEPTH
                                          : DEEP;

@@ -122,7 +122,7 @@ typedef struct {
  * time on a network: without the memo the planner took 396 s for a multiply at 16,384 ranks of a
  * torus, 50 s with it (7 s since the routes go as ranges and runs: torus.c;
  * bench/results/sim/README.md, "The planner's own time"). */
-enum { HP_STREAM_MAX = 192, HP_STEP_MEMO = 65536 };
+enum { HP_STREAM_MAX = 384, HP_STEP_MEMO = 65536 };
 typedef struct { /* the last streaming volume (model_mm.c); n = 0: none */
   int n, kind, rc;
   hp_env e[HP_STREAM_MAX];
