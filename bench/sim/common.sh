@@ -77,6 +77,8 @@ sim_platform() {
       if ((P < 128 || P % 64 != 0)); then echo "bench/sim: P = 64 NODES, NODES >= 2" >&2; return 2; fi
       plat_what="P/64 nodes of 64 cores, full-bisection fat tree"
       if [ "$PLATFORM" = slowtop ]; then over=4 plat_what="P/64 nodes of 64 cores, fat tree with 4:1 uplinks"; fi
+      # 4 nodes share an uplink: leaves of 4 or more nodes, so 8 nodes at least (fat_tree.sh)
+      if ((over == 4 && P < 512)); then echo "bench/sim: PLATFORM=slowtop needs P >= 512" >&2; return 2; fi
       plat_gen="bench/platforms/fat_tree.sh $((P / 64)) $over" plat_speed=35 plat_suffix=_$PLATFORM ;;
     star)
       if ((P < 128 || P % 64 != 0)); then echo "bench/sim: P = 64 NODES, NODES >= 2" >&2; return 2; fi
