@@ -560,6 +560,28 @@ static void test_lu_fat_tree(void) {
   free(r);
 }
 
+/* The LU in panels of 32 at 4,096 ranks of the fat tree whose nodes' memory carries 160 GB/s
+ * (machine_fattree_mem_P128_ports.json; bench/results/sim/plan_check_lu_fattree_mem.txt): on one
+ * process row the L panels go whole round a ring whose 256 ranks with blocks sit on four nodes,
+ * and the fourth node's memory carries 64 hops of each of the first 192 panels. Pricing each hop
+ * alone put 1 x 4096 at 0.68 x; the memory's load bounds it (model_lu.c: ring_memory). */
+static void test_lu_memory_ring(void) {
+  hplan_machine m;
+  const char *path = HLA_SOURCE_DIR "/bench/results/sim/machine_fattree_mem_P128_ports.json";
+  CU_ASSERT_EQUAL_FATAL(hplan_load(&m, path, NULL, 0, 0), HLA_OK);
+  hplan_ranking *r = malloc(sizeof *r);
+  CU_ASSERT_FATAL(r != NULL);
+  hplan_target t = {.P = 4096, .nodes = 64, .ranks_per_node = 64, .threads = 1, .nb = 32};
+  t.leaf_nodes = 16;
+  CU_ASSERT_EQUAL_FATAL(hplan_lu_rank(&m, 8192, &t, r), HLA_OK);
+  static const lu_sim sims[] = {{"flat", "2x2048", 0.0927074},
+                                {"flat", "4x1024", 0.0979386},
+                                {"flat", "8x512", 0.102702},
+                                {"flat", "1x4096", 0.166162}};
+  check_lu_sims(r, sims, sizeof sims / sizeof sims[0], 32);
+  free(r);
+}
+
 /* SUMMA, HSUMMA and the 3D multiply in blocks of 256 (n = 16384, the source's blocks), simulated
  * on the torus and the fat tree (bench/results/sim/plan_check_P4096_current.txt,
  * plan_check_bgp_tests_torus_hs3.txt, plan_check_bgp_tests_torus.txt,
@@ -990,6 +1012,6 @@ void hla_test_register(void) {
   HT_SUITE("plan_torus", test_torus_steps, test_torus_bcast, test_torus_fields, test_ports,
            test_node_memory, test_mm_node_memory, test_trade, test_leaves, test_layers_share,
            test_pieces_spread, test_stream_depth, test_tie_less_comm, test_lu_fat_tree,
-           test_lu_long_rows, test_lu_tall_torus, test_lu_rows_by_node, test_calibration_unrouted,
-           test_memo, test_exchange_hops, test_routes);
+           test_lu_memory_ring, test_lu_long_rows, test_lu_tall_torus, test_lu_rows_by_node,
+           test_calibration_unrouted, test_memo, test_exchange_hops, test_routes);
 }

@@ -34,7 +34,9 @@
  *   step costs L (1 - ovl) + max(swaps + U + update of everything, the next panel's column's
  *   own swaps + block k + 1's trsm and U + its update + panel k + 1); on wider rows, flat or by
  *   node (the library's broadcasts), round a ring: one hop of the whole panel (the row's hops'
- *   average, ring_hop) before both. With another broadcast on wider flat rows the next owner is
+ *   average, ring_hop) before both, and the run no shorter than the busiest node's memory takes
+ *   to carry the ring's hops through it, from when the first panel reaches it (where the machine
+ *   knows the memory: ring_memory). With another broadcast on wider flat rows the next owner is
  *   the first rank of the segmented chain: a step waits only for its X segments over one link,
  *   and the rest of the chain once, at the end, but the rank with the largest update also for
  *   its time in the chain (hp_bcast_busy). One process (1 x 1): LAPACK's dgetrf, 2/3 n^3 (1 +
@@ -48,6 +50,7 @@
  *   process column's dgemm, then one superstep per process row.
  */
 #include <math.h>
+#include <stdlib.h>
 #include "dist/plan/plan_impl.h"
 
 /* ---------------------------------------------------------------- LU and solve */
@@ -88,6 +91,27 @@ static int64_t ring_overlap(int64_t k, double t, ring_hops h) {
   const double part = h.in > 0 ? fmin(h.per_node, ceil(rest / h.in)) : (rest > 0);
   const double q = fmax(1.0, whole * h.per_node + part);
   return q < (double)k ? (int64_t)q : k;
+}
+
+/* Round the ring, the bytes each node's memory carries for panel k (where the model knows the
+ * nodes' memory): the whole panel, Lb bytes, reaches the `full` process columns after its root
+ * rc, each through its node's memory, and a hop between nodes through the sender's too (as
+ * torus.c counts a message); the `rows` process rows a node holds add theirs alike. Added into
+ * load[node] for the row's nodes of per_node columns each. */
+static void ring_memory(double *load, int N, int per_node, int rows, int64_t rc, int64_t full,
+                        double Lb) {
+  const int nodes = (N + per_node - 1) / per_node;
+  for (int part = 0; part < 2; part++) { /* the receivers, rc + 1 .. rc + full, as two runs */
+    const int64_t a = part ? 0 : rc + 1, b = part ? rc + 1 + full - N : rc + 1 + full;
+    const int64_t lo = a, hi = b < N ? b : N; /* columns [lo, hi) */
+    for (int j = (int)(lo / per_node); lo < hi && j < nodes && (int64_t)j * per_node < hi; j++) {
+      const int64_t c0 = (int64_t)j * per_node, c1 = c0 + per_node < N ? c0 + per_node : N;
+      const int64_t in = (c1 < hi ? c1 : hi) - (c0 > lo ? c0 : lo);
+      load[j] += (double)rows * (double)in * Lb;
+      if (c0 >= lo && nodes > 1) /* its first column's panel came from the node before */
+        load[(j + nodes - 1) % nodes] += (double)rows * Lb;
+    }
+  }
 }
 
 double hp_local_from(int64_t n, int64_t j, int nb, int np) {
@@ -242,6 +266,17 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
    * pays for mapping them once. */
   int64_t steps = (n + nb - 1) / nb;
   double lag = 0, round_end = 0;
+  /* Round the ring the panels also cross each node's memory, which the model knows on some
+   * machines (mem_bw): a node whose ranks all pass on whole panels carries them one after the
+   * other, so the run ends no sooner than the first panel reaches that node and its memory has
+   * carried its share of every panel (mem_node). On one process row of 4,096 ranks of the
+   * simulated fat tree, n = 8192 in panels of 32, the fourth node carries 64 hops of each of the
+   * first 192 panels (bench/results/sim/README.md: "The L ring's hop is one message"). */
+  const int mem_per = row.per_node > 0 ? row.per_node : 1;
+  const int mem_nodes = ring && x->mem_bw > 0 && row.spans > 1 ? (N + mem_per - 1) / mem_per : 0;
+  const int mem_rows = x->rpn > mem_per ? x->rpn / mem_per : 1;
+  double *mem_node = mem_nodes ? calloc((size_t)mem_nodes, sizeof *mem_node) : NULL;
+  double mem_t0 = 0, mem_hop0 = 0;
   for (int64_t k = 0; k < steps; k++) {
     int64_t j0 = k * nb, j1 = j0 + nb < n ? j0 + nb : n;
     double jb = (double)(j1 - j0);
@@ -284,6 +319,10 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
       const int64_t full = steps - 1 - k < N - 1 ? steps - 1 - k : N - 1;
       const double head = full < N - 1 ? ring_hop(x, row, 8.0 * (jb + 1)) : 0;
       round_end = fmax(round_end, t + (double)full * L + (double)(N - 1 - full) * head);
+      if (mem_node) {
+        ring_memory(mem_node, N, mem_per, mem_rows, k % N, full, Lb);
+        if (k == 0) mem_t0 = t + panel, mem_hop0 = L;
+      }
     }
     /* right of the panel only (the left waits for the end, below) */
     double swap, swap1; /* swap1: the next panel's column's own, which it swaps first */
@@ -432,6 +471,11 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
     t += step;
   }
   if (la && !early) t += lag;
+  for (int j = 0; mem_node && j < mem_nodes; j++) /* node j has panel 0 j * mem_per hops on */
+    if (mem_node[j] > 0)
+      round_end =
+          fmax(round_end, mem_t0 + (double)j * mem_per * mem_hop0 + mem_node[j] / x->mem_bw);
+  free(mem_node);
   if (round_end > t) t = round_end;
   if (c->nrhs > 0) {
     double s = hp_solve_time(x, n, M, N, nb, c->nrhs);
