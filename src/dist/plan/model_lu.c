@@ -96,10 +96,9 @@ static int64_t ring_overlap(int64_t k, double t, ring_hops h) {
 /* Round the ring, the bytes each node's memory carries for panel k (where the model knows the
  * nodes' memory): the whole panel, Lb bytes, reaches the `full` process columns after its root
  * rc, each through its node's memory, and a hop between nodes through the sender's too (as
- * torus.c counts a message); the `rows` process rows a node holds add theirs alike. Added into
- * load[node] for the row's nodes of per_node columns each. */
-static void ring_memory(double *load, int N, int per_node, int rows, int64_t rc, int64_t full,
-                        double Lb) {
+ * torus.c counts a message). Added into load[node] for the row's nodes of per_node columns each
+ * (a row over more than one node has a node's ranks to itself). */
+static void ring_memory(double *load, int N, int per_node, int64_t rc, int64_t full, double Lb) {
   const int nodes = (N + per_node - 1) / per_node;
   for (int part = 0; part < 2; part++) { /* the receivers, rc + 1 .. rc + full, as two runs */
     const int64_t a = part ? 0 : rc + 1, b = part ? rc + 1 + full - N : rc + 1 + full;
@@ -107,9 +106,9 @@ static void ring_memory(double *load, int N, int per_node, int rows, int64_t rc,
     for (int j = (int)(lo / per_node); lo < hi && j < nodes && (int64_t)j * per_node < hi; j++) {
       const int64_t c0 = (int64_t)j * per_node, c1 = c0 + per_node < N ? c0 + per_node : N;
       const int64_t in = (c1 < hi ? c1 : hi) - (c0 > lo ? c0 : lo);
-      load[j] += (double)rows * (double)in * Lb;
+      load[j] += (double)in * Lb;
       if (c0 >= lo && nodes > 1) /* its first column's panel came from the node before */
-        load[(j + nodes - 1) % nodes] += (double)rows * Lb;
+        load[(j + nodes - 1) % nodes] += Lb;
     }
   }
 }
@@ -274,7 +273,6 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
    * first 192 panels (bench/results/sim/README.md: "The L ring's hop is one message"). */
   const int mem_per = row.per_node > 0 ? row.per_node : 1;
   const int mem_nodes = ring && x->mem_bw > 0 && row.spans > 1 ? (N + mem_per - 1) / mem_per : 0;
-  const int mem_rows = x->rpn > mem_per ? x->rpn / mem_per : 1;
   double *mem_node = mem_nodes ? calloc((size_t)mem_nodes, sizeof *mem_node) : NULL;
   double mem_t0 = 0, mem_hop0 = 0;
   for (int64_t k = 0; k < steps; k++) {
@@ -320,7 +318,7 @@ double hp_lu_time(const hp_ctx *x, const hp_lu *c, double *compute, double *comm
       const double head = full < N - 1 ? ring_hop(x, row, 8.0 * (jb + 1)) : 0;
       round_end = fmax(round_end, t + (double)full * L + (double)(N - 1 - full) * head);
       if (mem_node) {
-        ring_memory(mem_node, N, mem_per, mem_rows, k % N, full, Lb);
+        ring_memory(mem_node, N, mem_per, k % N, full, Lb);
         if (k == 0) mem_t0 = t + panel, mem_hop0 = L;
       }
     }
