@@ -115,14 +115,16 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int nl, int lstep,
   double pack = hp_pack_t(x, 8.0 * w * ((double)mloc / N + (double)nloc / M));
   double pa = pieces(b, kba), pb = pieces(b, kbb);
   double cstep;
-  hp_env envs[4]; /* the panel's broadcasts */
+  hp_env envs[4];  /* the panel's broadcasts */
+  double alone[4]; /* each one's time a panel, not streamed */
   int nenv;
   int hier = (gi > 1 || gj > 1) && !(gi == M && gj == N);
   if (!hier) {
     hp_env row = hp_env_family(hp_env_of(x, 0, 1, N), cs, M, lstep, nl),
            col = hp_env_family(hp_env_of(x, 0, cs, M), 1, N, lstep, nl);
-    cstep = pa * mm_bcast_t(x, row, alg, 8.0 * mloc * w / pa) +
-            pb * mm_bcast_t(x, col, alg, 8.0 * nloc * w / pb);
+    alone[0] = pa * mm_bcast_t(x, row, alg, 8.0 * mloc * w / pa);
+    alone[1] = pb * mm_bcast_t(x, col, alg, 8.0 * nloc * w / pb);
+    cstep = alone[0] + alone[1];
     envs[0] = row, envs[1] = col, nenv = 2;
   } else {
     int qI = M / gi, qJ = N / gj;
@@ -134,13 +136,13 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int nl, int lstep,
            rout = hp_env_family(hp_env_of(x, 0, qJ, gj), cs, M, 0, 1);
     hp_env cin = hp_env_family(hp_env_of(x, 0, cs, qI), qI * cs, gi, 1, N),
            cout = hp_env_family(hp_env_of(x, 0, qI * cs, gi), 1, N, 0, 1);
-    double inner = pa * mm_bcast_t(x, rin, alg, 8.0 * mloc * w / pa) +
-                   pb * mm_bcast_t(x, cin, alg, 8.0 * nloc * w / pb);
-    double outer = pieces((int)Mo, kba) *
-                       mm_bcast_t(x, rout, alg, 8.0 * mloc * w * per / pieces((int)Mo, kba)) +
-                   pieces((int)Mo, kbb) *
-                       mm_bcast_t(x, cout, alg, 8.0 * nloc * w * per / pieces((int)Mo, kbb));
-    cstep = inner + outer / per;
+    alone[0] = pa * mm_bcast_t(x, rin, alg, 8.0 * mloc * w / pa);
+    alone[1] = pb * mm_bcast_t(x, cin, alg, 8.0 * nloc * w / pb);
+    alone[2] = pieces((int)Mo, kba) *
+               mm_bcast_t(x, rout, alg, 8.0 * mloc * w * per / pieces((int)Mo, kba)) / per;
+    alone[3] = pieces((int)Mo, kbb) *
+               mm_bcast_t(x, cout, alg, 8.0 * nloc * w * per / pieces((int)Mo, kbb)) / per;
+    cstep = alone[0] + alone[1] + alone[2] + alone[3];
     envs[0] = rin, envs[1] = cin, envs[2] = rout, envs[3] = cout, nenv = 4;
   }
   double ovl = (alg == HBSP_AUTO || alg == HBSP_NATIVE) ? x->ovl : 0.0;
@@ -151,17 +153,22 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int nl, int lstep,
    *   a network of ports (fat tree, star): HSUMMA 4 for every broadcast (fitted); SUMMA and the
    *     3D layers by how many of the broadcast's ranks a node holds (ports_depth);
    *   a torus: 2 over fewer than 32 ranks (fitted: alone, broadcasts gain the less from streaming
-   *     the fewer ranks they span); over 32 or more 4 (fitted), and on HSUMMA's outer level 2 for
-   *     each outer panel a rank keeps in flight, 6 for its 3: the runs with two outer buffers
-   *     (before 8e143e2) fit 4, and a build with four ran within 1 % of the model at 8 (32 x 32
-   *     and 64 x 8 groups at 4,096 ranks). SUMMA does not follow that rule: with a third buffer
-   *     it ran 2 % faster, where 6 deep would be 1.47 x. */
+   *     the fewer ranks they span), 3 over 16 to 31 where the update takes under 1 / QUICK of the
+   *     broadcast alone: a member that got its panel early and updates quickly posts the next
+   *     receive while its group still receives this one (columns of 16 at 4,096 ranks, an update
+   *     of 0.12 of theirs, stream 2.6 deep; at 16,384 ranks (0.23) and 1,024 (0.47) 2; QUICK lies
+   *     between, fitted: stream_depth_hsumma_2026-11-28.txt, part 9); over 32 or more 4 (fitted),
+   *     and on HSUMMA's outer level 2 for each outer panel a rank keeps in flight, 6 for its 3:
+   *     the runs with two outer buffers (before 8e143e2) fit 4, and a build with four ran within
+   *     1 % of the model at 8 (32 x 32 and 64 x 8 groups at 4,096 ranks). SUMMA does not follow
+   *     that rule: with a third buffer it ran 2 % faster, where 6 deep would be 1.47 x. */
   double cnext = cstep;
   if (alg == HBSP_AUTO || alg == HBSP_NATIVE) {
     /* A panel in blocks narrower than itself comes in pieces, one from each of as many
      * consecutive owners, posted together (summa.c): on a network with ports they leave through
      * as many nodes. Up to PIECES of them are routed, each with its share. */
     enum { PIECES = 8, DEEP = 4, MAX_DEPTH = 2 * HS_OUTER_BUFS, FEW = 32, SUMMA_DEEPEST = 24 };
+    enum { QUICK = 6 };
     /* HSUMMA's four broadcasts MAX_DEPTH deep, or SUMMA's two SUMMA_DEEPEST (ports_depth) */
     _Static_assert(MAX_DEPTH * 4 <= SUMMA_DEEPEST * 2, "HSUMMA's stream fits SUMMA's");
     _Static_assert(SUMMA_DEEPEST * 2 * PIECES == HP_STREAM_MAX, "the memo holds a whole stream");
@@ -172,9 +179,10 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int nl, int lstep,
       const int np = (int)fmin(i % 2 ? pb : pa, PIECES);
       /* d of its panels in the stream, each counted MAX_DEPTH / d times; envs[2..3] are HSUMMA's
        * outer level */
+      const int quick = envs[i].p >= FEW / 2 && QUICK * (gemm + pack) < alone[i];
       const int d = x->net.ports && hier ? DEEP
                     : x->net.ports       ? ports_depth(envs[i], FEW, SUMMA_DEEPEST)
-                    : envs[i].p < FEW    ? 2
+                    : envs[i].p < FEW    ? 2 + quick
                     : i >= 2             ? MAX_DEPTH
                                          : DEEP;
       for (int j = 0; j < d * np; j++) { /* this panel's pieces, then the next ones' */
