@@ -155,20 +155,23 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int nl, int lstep,
    *   a torus: 2 over fewer than 32 ranks (fitted: alone, broadcasts gain the less from streaming
    *     the fewer ranks they span), 3 over 16 to 31 where the update takes under 1 / QUICK of the
    *     broadcast alone: a member that got its panel early and updates quickly posts the next
-   *     receive while its group still receives this one (columns of 16 at 4,096 ranks, an update
-   *     of 0.12 of theirs, stream 2.6 deep; at 16,384 ranks (0.23) and 1,024 (0.47) 2; QUICK lies
-   *     between, fitted: stream_depth_hsumma_2026-11-28.txt, part 9); over 32 or more 4 (fitted),
-   *     and on HSUMMA's outer level 2 for each outer panel a rank keeps in flight, 6 for its 3:
-   *     the runs with two outer buffers (before 8e143e2) fit 4, and a build with four ran within
-   *     1 % of the model at 8 (32 x 32 and 64 x 8 groups at 4,096 ranks). SUMMA does not follow
-   *     that rule: with a third buffer it ran 2 % faster, where 6 deep would be 1.47 x. */
+   *     receive while its group still receives this one (columns of 16 at 4,096 ranks, an update of
+   *     0.12 of theirs, stream 2.6 deep; at 16,384 ranks (0.23) and 1,024 (0.47) 2; QUICK lies
+   *     between, fitted: stream_depth_hsumma_2026-11-28.txt, part 9); HSUMMA's outer level under 32
+   *     groups 3, half again the 2 for its third buffer, where the update takes at least 1 / AHEAD
+   *     of its broadcast alone, so the outer panels posted ahead move during it (8 groups down a
+   *     column at 1,024 ranks, 0.94: 2.6 deep; 16 at 4,096, 0.23: 2; part 10); over 32 or more 4
+   *     (fitted), and on HSUMMA's outer level 2 for each outer panel a rank keeps in flight, 6 for
+   *     its 3: the runs with two outer buffers (before 8e143e2) fit 4, and a build with four ran
+   *     within 1 % of the model at 8 (32 x 32 and 64 x 8 groups at 4,096 ranks). SUMMA does not
+   *     follow that rule: with a third buffer it ran 2 % faster, where 6 deep would be 1.47 x. */
   double cnext = cstep;
   if (alg == HBSP_AUTO || alg == HBSP_NATIVE) {
     /* A panel in blocks narrower than itself comes in pieces, one from each of as many
      * consecutive owners, posted together (summa.c): on a network with ports they leave through
      * as many nodes. Up to PIECES of them are routed, each with its share. */
     enum { PIECES = 8, DEEP = 4, MAX_DEPTH = 2 * HS_OUTER_BUFS, FEW = 32, SUMMA_DEEPEST = 24 };
-    enum { QUICK = 6 };
+    enum { QUICK = 6, AHEAD = 3 };
     /* HSUMMA's four broadcasts MAX_DEPTH deep, or SUMMA's two SUMMA_DEEPEST (ports_depth) */
     _Static_assert(MAX_DEPTH * 4 <= SUMMA_DEEPEST * 2, "HSUMMA's stream fits SUMMA's");
     _Static_assert(SUMMA_DEEPEST * 2 * PIECES == HP_STREAM_MAX, "the memo holds a whole stream");
@@ -179,10 +182,12 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int nl, int lstep,
       const int np = (int)fmin(i % 2 ? pb : pa, PIECES);
       /* d of its panels in the stream, each counted MAX_DEPTH / d times; envs[2..3] are HSUMMA's
        * outer level */
-      const int quick = envs[i].p >= FEW / 2 && QUICK * (gemm + pack) < alone[i];
+      /* one panel more on a torus under FEW ranks: inside, a quick update; outside, a long one */
+      const int more = i < 2 ? envs[i].p >= FEW / 2 && QUICK * (gemm + pack) < alone[i]
+                             : AHEAD * (gemm + pack) >= alone[i];
       const int d = x->net.ports && hier ? DEEP
                     : x->net.ports       ? ports_depth(envs[i], FEW, SUMMA_DEEPEST)
-                    : envs[i].p < FEW    ? 2 + quick
+                    : envs[i].p < FEW    ? 2 + more
                     : i >= 2             ? MAX_DEPTH
                                          : DEEP;
       for (int j = 0; j < d * np; j++) { /* this panel's pieces, then the next ones' */
