@@ -575,8 +575,8 @@ static void test_lu_fat_tree(void) {
   free(r);
 }
 
-/* SUMMA, HSUMMA and the 3D multiply in blocks of 256 (n = 16384, the source's blocks), simulated
- * on the torus and the fat tree (bench/results/sim/plan_check_P4096_current.txt,
+/* SUMMA, HSUMMA and the 3D multiply in blocks of 256 (n = 16384, the source's blocks), simulated on
+ * the torus and the fat tree (bench/results/sim/plan_check_P4096_current.txt,
  * plan_check_bgp_tests_torus_hs3.txt, plan_check_bgp_tests_torus.txt,
  * plan_check_fattree_tests_ports_hs3.txt, summa_hsumma_P4096_n16384_fattree_xt_off.txt): predicted
  * within 25 % once their broadcasts stream 4 panels deep, on a torus those over fewer than 32 ranks
@@ -585,11 +585,13 @@ static void test_lu_fat_tree(void) {
  * HSUMMA's on the torus 0.52 and 0.58 x and the 3D multiply's 0.66 and 0.71 x; with 4 on HSUMMA's
  * outer level 32 x 32 groups 1.55 x and 64 x 8 (simulated after the rule was set) 1.27 x. HSUMMA's
  * columns of 16 at 4,096 ranks, whose update is short against them, stream 3 deep (at 2, 4 x 16
- * groups 1.28 x), those at 1,024 ranks 2 (2 x 2 groups 0.85 x at 3, 0.99 x at 2). On the
- * fat tree SUMMA and the 3D layers stream by how many of a broadcast's ranks a node holds
- * (model_mm.c: ports_depth; bench/results/sim/plan_check_fattree_stream_ports.txt): at 4
- * everywhere 32 x 16 at 512 ranks was 1.38 x, 16 x 64, 64 x 16, 128 x 8 and 256 x 4 at 1,024
- * 0.63, 1.66, 1.54 and 1.36 x, the 3D multiply with 2 layers on 32 x 32 0.73 x. */
+ * groups 1.28 x), those at 1,024 ranks 2 (2 x 2 groups 0.85 x at 3, 0.99 x at 2); the outer level
+ * of 8 x 8 groups at 1,024 ranks, whose update is long against it, 3 (1.23 x at 2), that of 16 x 16
+ * at 4,096 2 (0.75 x at 3). On the fat tree SUMMA and the 3D layers stream by how many of a
+ * broadcast's ranks a node holds (model_mm.c: ports_depth;
+ * bench/results/sim/plan_check_fattree_stream_ports.txt): at 4 everywhere 32 x 16 at 512 ranks was
+ * 1.38 x, 16 x 64, 64 x 16, 128 x 8 and 256 x 4 at 1,024 0.63, 1.66, 1.54 and 1.36 x, the 3D
+ * multiply with 2 layers on 32 x 32 0.73 x. */
 static void test_stream_depth(void) {
   static const char *const torus = "machine_bgp_P64_tests_torus.json",
                            *const tree = "machine_fattree_P128_tests_ports.json";
@@ -608,6 +610,7 @@ static void test_stream_depth(void) {
               {torus, 4096, 1024, 4, 64, 64, {8, 8, 16, 0}, 0, 4, 16, 1, 3.19399},
               {torus, 4096, 1024, 4, 64, 64, {8, 8, 16, 0}, 0, 4, 4, 1, 3.28615},
               {torus, 1024, 256, 4, 32, 32, {8, 8, 4, 0}, 0, 2, 2, 1, 4.85397},
+              {torus, 1024, 256, 4, 32, 32, {8, 8, 4, 0}, 0, 8, 8, 1, 3.33087},
               {tree, 1024, 16, 64, 32, 32, {0}, 8, 4, 4, 1, 0.46482},
               {tree, 1024, 16, 64, 32, 32, {0}, 8, 8, 8, 1, 0.448639},
               {tree, 4096, 64, 64, 64, 64, {0}, 16, 8, 8, 1, 0.362196},
@@ -635,6 +638,7 @@ static void test_stream_depth(void) {
     const double ratio = hp_mm_time(&x, &c, NULL, NULL, NULL) / sims[i].simulated;
     CU_ASSERT(ratio > 0.75 && ratio < 1.25);
     if (sims[i].P == 1024 && sims[i].gi == 2) CU_ASSERT(ratio > 0.9);
+    if (sims[i].P == 1024 && sims[i].gi == 8) CU_ASSERT(ratio < 1.15);
   }
 }
 
