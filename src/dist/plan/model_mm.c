@@ -160,7 +160,7 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int nl, int lstep,
    *     between, fitted: stream_depth_hsumma_2026-11-28.txt, part 9); HSUMMA's outer level under 32
    *     groups 3, half again the 2 for its third buffer, where the update takes at least 1 / AHEAD
    *     of its broadcast alone, so the outer panels posted ahead move during it (8 groups down a
-   *     column at 1,024 ranks, 0.94: 2.6 deep; 16 at 4,096, 0.23: 2; part 10); over 32 or more 4
+   *     column at 1,024 ranks, 0.94: 2.5 deep; 16 at 4,096, 0.23: 2; part 10); over 32 or more 4
    *     (fitted), and on HSUMMA's outer level 2 for each outer panel a rank keeps in flight, 6 for
    *     its 3: the runs with two outer buffers (before 8e143e2) fit 4, and a build with four ran
    *     within 1 % of the model at 8 (32 x 32 and 64 x 8 groups at 4,096 ranks). SUMMA does not
