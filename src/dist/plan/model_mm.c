@@ -103,12 +103,19 @@ static int ports_depth(hp_env e, int few, int cap) {
  * (hsumma.c: HS_OUTER). */
 enum { SUMMA_BUFS = 2, HS_OUTER_BUFS = 3 };
 
+/* Of np processes, how many hold blocks of a dimension n in blocks of nb (block-cyclic from 0). */
+static int holding(int64_t n, int64_t nb, int np) {
+  const int64_t blocks = nb > 0 ? (n + nb - 1) / nb : n;
+  return blocks < np ? (int)blocks : np;
+}
+
 /* SUMMA or HSUMMA on a (layer) grid: row environments are runs of consecutive ranks from 0
  * (rs = 1), column ones have stride cs; nl grids (3D's layers, SUMMA only) run at once, each
- * lstep ranks after the one before. Adds to the parts; returns seconds. */
-static double layer_mm(const hp_ctx *x, int M, int N, int cs, int nl, int lstep, int64_t mloc,
-                       int64_t nloc, int64_t k, int b, int64_t Mo, int gi, int gj, int kba, int kbb,
-                       int alg, double *compute, double *comm) {
+ * lstep ranks after the one before. Only the first Mh process rows and Nh columns hold blocks of
+ * C: the others' broadcasts carry nothing. Adds to the parts; returns seconds. */
+static double layer_mm(const hp_ctx *x, int M, int N, int Mh, int Nh, int cs, int nl, int lstep,
+                       int64_t mloc, int64_t nloc, int64_t k, int b, int64_t Mo, int gi, int gj,
+                       int kba, int kbb, int alg, double *compute, double *comm) {
   if (k <= 0 || b <= 0) return 0.0;
   double S = ceil((double)k / b), w = (double)k / S; /* average panel width */
   double gemm = hp_gemm(x, (double)mloc, (double)nloc, w);
@@ -120,8 +127,8 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int nl, int lstep,
   int nenv;
   int hier = (gi > 1 || gj > 1) && !(gi == M && gj == N);
   if (!hier) {
-    hp_env row = hp_env_family(hp_env_of(x, 0, 1, N), cs, M, lstep, nl),
-           col = hp_env_family(hp_env_of(x, 0, cs, M), 1, N, lstep, nl);
+    hp_env row = hp_env_family(hp_env_of(x, 0, 1, N), cs, Mh, lstep, nl),
+           col = hp_env_family(hp_env_of(x, 0, cs, M), 1, Nh, lstep, nl);
     alone[0] = pa * mm_bcast_t(x, row, alg, 8.0 * mloc * w / pa);
     alone[1] = pb * mm_bcast_t(x, col, alg, 8.0 * nloc * w / pb);
     cstep = alone[0] + alone[1];
@@ -132,10 +139,10 @@ static double layer_mm(const hp_ctx *x, int M, int N, int cs, int nl, int lstep,
     if (per < 1) per = 1;
     /* every group of every row (column) at once inside; across, the owners' column (row) of the
      * groups in every row (column) */
-    hp_env rin = hp_env_family(hp_env_of(x, 0, 1, qJ), qJ, gj, cs, M),
-           rout = hp_env_family(hp_env_of(x, 0, qJ, gj), cs, M, 0, 1);
-    hp_env cin = hp_env_family(hp_env_of(x, 0, cs, qI), qI * cs, gi, 1, N),
-           cout = hp_env_family(hp_env_of(x, 0, qI * cs, gi), 1, N, 0, 1);
+    hp_env rin = hp_env_family(hp_env_of(x, 0, 1, qJ), qJ, gj, cs, Mh),
+           rout = hp_env_family(hp_env_of(x, 0, qJ, gj), cs, Mh, 0, 1);
+    hp_env cin = hp_env_family(hp_env_of(x, 0, cs, qI), qI * cs, gi, 1, Nh),
+           cout = hp_env_family(hp_env_of(x, 0, qI * cs, gi), 1, Nh, 0, 1);
     alone[0] = pa * mm_bcast_t(x, rin, alg, 8.0 * mloc * w / pa);
     alone[1] = pb * mm_bcast_t(x, cin, alg, 8.0 * nloc * w / pb);
     alone[2] = pieces((int)Mo, kba) *
@@ -248,8 +255,9 @@ double hp_mm_time(const hp_ctx *x, const hp_mm *c, double *compute, double *comm
     t += rm;
     /* the c layers broadcast at once: where their rows or columns share links (layers cut across
      * the grid's rows on a torus whose rings hold more than a layer's row) they slow each other */
-    t += layer_mm(x, ML, NL, N, c->c, split ? ML * N : NL, mL, nL, kl, c->b, c->b, 1, 1, c->b, c->b,
-                  c->bcast_alg, &cp, &cm);
+    t += layer_mm(x, ML, NL, holding(m, c->mb, ML), holding(n, c->nb, NL), N, c->c,
+                  split ? ML * N : NL, mL, nL, kl, c->b, c->b, 1, 1, c->b, c->b, c->bcast_alg, &cp,
+                  &cm);
     /* pack C_l, reduce over the fibre, add into C */
     hp_env fib = hp_env_of(x, 0, split ? ML * N : NL, c->c);
     double words = (double)mL * nL, gamma = 1.0 / x->copy;
@@ -280,8 +288,8 @@ double hp_mm_time(const hp_ctx *x, const hp_mm *c, double *compute, double *comm
     }
     int kba = c->a_here ? c->kba : c->b, kbb = c->b_here ? c->kbb : c->b;
     int gi = c->alg == HLA_MM_HSUMMA ? c->gi : 1, gj = c->alg == HLA_MM_HSUMMA ? c->gj : 1;
-    t += layer_mm(x, M, N, N, 1, 0, mloc, nloc, k, c->b, c->Mo > 0 ? c->Mo : c->b, gi, gj, kba, kbb,
-                  c->bcast_alg, &cp, &cm);
+    t += layer_mm(x, M, N, holding(m, c->mb, M), holding(n, c->nb, N), N, 1, 0, mloc, nloc, k, c->b,
+                  c->Mo > 0 ? c->Mo : c->b, gi, gj, kba, kbb, c->bcast_alg, &cp, &cm);
     double sc = hp_pack_t(x, 8.0 * mloc * nloc); /* C := beta C */
     t += sc, cp += sc;
   }
