@@ -167,11 +167,12 @@ static double layer_mm(const hp_ctx *x, int M, int N, int Mh, int Nh, int cs, in
    *     between, fitted: stream_depth_hsumma_2026-11-28.txt, part 9); HSUMMA's outer level under 32
    *     groups 3, half again the 2 for its third buffer, where the update takes at least 1 / AHEAD
    *     of its broadcast alone, so the outer panels posted ahead move during it (8 groups down a
-   *     column at 1,024 ranks, 0.94: 2.5 deep; 16 at 4,096, 0.23: 2; part 10); over 32 or more 4
-   *     (fitted), and on HSUMMA's outer level 2 for each outer panel a rank keeps in flight, 6 for
-   *     its 3: the runs with two outer buffers (before 8e143e2) fit 4, and a build with four ran
-   *     within 1 % of the model at 8 (32 x 32 and 64 x 8 groups at 4,096 ranks). SUMMA does not
-   *     follow that rule: with a third buffer it ran 2 % faster, where 6 deep would be 1.47 x. */
+   *     column at 1,024 ranks, 0.94: 2.5 deep; 16 at 4,096, 0.23: 2; part 10) or where members of
+   *     it hold no blocks of C (part 11); over 32 or more 4 (fitted), and on HSUMMA's outer level 2
+   *     for each outer panel a rank keeps in flight, 6 for its 3: the runs with two outer buffers
+   *     (before 8e143e2) fit 4, and a build with four ran within 1 % of the model at 8 (32 x 32 and
+   *     64 x 8 groups at 4,096 ranks). SUMMA does not follow that rule: with a third buffer it ran
+   *     2 % faster, where 6 deep would be 1.47 x. */
   double cnext = cstep;
   if (alg == HBSP_AUTO || alg == HBSP_NATIVE) {
     /* A panel in blocks narrower than itself comes in pieces, one from each of as many
@@ -189,9 +190,11 @@ static double layer_mm(const hp_ctx *x, int M, int N, int Mh, int Nh, int cs, in
       const int np = (int)fmin(i % 2 ? pb : pa, PIECES);
       /* d of its panels in the stream, each counted MAX_DEPTH / d times; envs[2..3] are HSUMMA's
        * outer level */
-      /* one panel more on a torus under FEW ranks: inside, a quick update; outside, a long one */
+      /* one panel more on a torus under FEW ranks: inside, a quick update; outside, a long one or
+       * members without blocks of C, which never hold the outer panels back */
+      const int idle = i % 2 ? Mh < M : Nh < N;
       const int more = i < 2 ? envs[i].p >= FEW / 2 && QUICK * (gemm + pack) < alone[i]
-                             : AHEAD * (gemm + pack) >= alone[i];
+                             : idle || AHEAD * (gemm + pack) >= alone[i];
       const int d = x->net.ports && hier ? DEEP
                     : x->net.ports       ? ports_depth(envs[i], FEW, SUMMA_DEEPEST)
                     : envs[i].p < FEW    ? 2 + more
